@@ -1,0 +1,84 @@
+// The HTTP application: plugins, the auth boundary, routes, the UI and the error handlers.
+import { existsSync } from "node:fs";
+import rateLimit from "@fastify/rate-limit";
+import fastifyStatic from "@fastify/static";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyBaseLogger } from "fastify";
+import {
+  createJsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import { AppError } from "../core/errors.js";
+import { requestId } from "../core/logging.js";
+import { type Container, PRODUCT_VERSION } from "./deps.js";
+import { registerErrorHandlers } from "./error-handlers.js";
+import "./request-context.js";
+import { apiKeyRoutes } from "./routes/api-key.routes.js";
+import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
+import { healthRoutes } from "./routes/health.routes.js";
+import { importDisabledRoutes } from "./routes/import.routes.js";
+import { workflowRoutes } from "./routes/workflow.routes.js";
+
+const DOCS_PREFIX = "/api/docs";
+
+export async function buildApp(container: Container) {
+  const { config } = container;
+  const app = Fastify({
+    loggerInstance: container.logger as FastifyBaseLogger,
+    bodyLimit: config.maxBodyBytes,
+    genReqId: (request) => requestId(request.headers["x-request-id"]),
+    // The rate limiter keys on the client address; behind a proxy, set it up to forward it.
+    trustProxy: false,
+    routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest("actor", null);
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  registerErrorHandlers(app, { uiDir: config.uiDir });
+
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new AppError("RATE_LIMITED", { retry_after_seconds: Math.ceil(context.ttl / 1000) }),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Superstep API", version: PRODUCT_VERSION },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    },
+    transform: createJsonSchemaTransform({ skipList: [] }),
+  });
+  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
+
+  await app.register(healthRoutes(container));
+  await app.register(publicAuthRoutes(container));
+  if (!config.enableImport) await app.register(importDisabledRoutes(container));
+
+  // Everything registered in this scope needs a bearer token (session JWT or API key).
+  await app.register(async (scope) => {
+    scope.addHook("onRequest", async (request) => {
+      request.actor = await container.auth.authenticate(request.headers.authorization);
+    });
+    await scope.register(sessionRoutes(container));
+    await scope.register(apiKeyRoutes(container));
+    await scope.register(workflowRoutes(container));
+  });
+
+  if (existsSync(config.uiDir)) {
+    await app.register(fastifyStatic, { root: config.uiDir, wildcard: false, index: ["index.html"] });
+  } else {
+    app.log.warn({ uiDir: config.uiDir }, "the UI is not built; run `npm run build` to serve it");
+  }
+
+  return app;
+}

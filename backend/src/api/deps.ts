@@ -1,0 +1,63 @@
+// Wires the process together: configuration → database → repositories → services. Routes reach
+// services only through this container.
+import { readFileSync } from "node:fs";
+import type { Config } from "../core/config.js";
+import type { Logger } from "../core/logging.js";
+import { resolveJwtSecret, TokenSigner } from "../core/security.js";
+import { ApiKeyRepository } from "../repositories/api-key.repository.js";
+import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from "../repositories/database.js";
+import { UserRepository } from "../repositories/user.repository.js";
+import { WorkflowRepository } from "../repositories/workflow.repository.js";
+import { ApiKeyService } from "../services/api-key.service.js";
+import { AuthService } from "../services/auth.service.js";
+import { HealthService } from "../services/health.service.js";
+import { WorkflowService } from "../services/workflow.service.js";
+
+export interface Container {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  auth: AuthService;
+  apiKeys: ApiKeyService;
+  workflows: WorkflowService;
+  health: HealthService;
+  close(): Promise<void>;
+}
+
+export const PRODUCT_VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+export async function buildContainer(config: Config, logger: Logger): Promise<Container> {
+  const database = openDatabase(config, (error) => logger.warn({ err: error }, "idle database connection lost"));
+  try {
+    const { applied } = await migrateToLatest(database.db);
+    if (applied.length > 0) logger.info({ applied, db: database.kind }, "database migrated");
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  if (!config.jwtSecret && database.kind === "postgres") {
+    logger.warn(
+      "JWT_SECRET is not set: using a secret kept in the data dir; set it when several servers share the database",
+    );
+  }
+  const tokens = new TokenSigner(resolveJwtSecret(config.jwtSecret, config.dataDir), config.jwtTtlSeconds);
+  const users = new UserRepository(database.db);
+  const apiKeyRepository = new ApiKeyRepository(database.db);
+  return {
+    config,
+    logger,
+    database,
+    auth: new AuthService({ users, apiKeys: apiKeyRepository, tokens, allowSignup: config.allowSignup }),
+    apiKeys: new ApiKeyService({ apiKeys: apiKeyRepository }),
+    workflows: new WorkflowService({ workflows: new WorkflowRepository(database.db) }),
+    health: new HealthService({
+      config,
+      dbKind: database.kind,
+      version: PRODUCT_VERSION,
+      ping: () => pingDatabase(database.db),
+    }),
+    close: () => database.close(),
+  };
+}

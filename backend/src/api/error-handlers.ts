@@ -1,0 +1,94 @@
+// The only place that turns errors into HTTP responses: {"error": {"code", "message", "details"}}.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { AppError, type ErrorCode } from "../core/errors.js";
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details: unknown };
+}
+
+export function errorBody(error: AppError): ErrorBody {
+  return { error: { code: error.code, message: error.message, details: error.details } };
+}
+
+function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply.code(error.status).type("application/json; charset=utf-8").send(errorBody(error));
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params?: Record<string, unknown>;
+}
+
+/** Readable 422 details: one entry per problem, with a dotted path such as `body.nodes.0.id`. */
+function validationDetails(issues: ValidationIssue[], context: string | undefined) {
+  return issues.flatMap((issue) => {
+    const base = [context ?? "body", ...issue.instancePath.split("/").filter((s) => s !== "")];
+    const unknownKeys = issue.params?.keys;
+    if (issue.keyword === "unrecognized_keys" && Array.isArray(unknownKeys)) {
+      return unknownKeys.map((key) => ({
+        path: [...base, String(key)].join("."),
+        message: "is not an allowed field",
+        code: "unrecognized_key",
+      }));
+    }
+    return [{ path: base.join("."), message: issue.message ?? "is not valid", code: issue.keyword }];
+  });
+}
+
+/** Maps framework and plugin errors onto catalog codes; anything unknown becomes INTERNAL. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const context = (error as { validationContext?: string }).validationContext;
+    return new AppError("VALIDATION_FAILED", validationDetails(error.validation, context));
+  }
+  const fastifyError = error as Partial<FastifyError> | null;
+  switch (fastifyError?.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new AppError("INVALID_JSON", { reason: fastifyError.message });
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new AppError("PAYLOAD_TOO_LARGE");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new AppError("UNSUPPORTED_MEDIA_TYPE");
+  }
+  // The JSON parser reports prototype poisoning (`__proto__` keys) and syntax errors as 400s.
+  if (fastifyError?.statusCode === 400 && error instanceof SyntaxError) {
+    return new AppError("INVALID_JSON", { reason: error.message });
+  }
+  if (fastifyError?.statusCode === 413) return new AppError("PAYLOAD_TOO_LARGE");
+  if (fastifyError?.statusCode === 415) return new AppError("UNSUPPORTED_MEDIA_TYPE");
+  return new AppError("INTERNAL");
+}
+
+export function registerErrorHandlers(
+  app: Pick<FastifyInstance, "setErrorHandler" | "setNotFoundHandler">,
+  options: { uiDir: string },
+): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.code === "INTERNAL") request.log.error({ err: error }, "unhandled error");
+    else if (appError.status >= 500) request.log.error({ err: error }, appError.message);
+    return sendError(reply, appError);
+  });
+
+  let indexHtml: Promise<string | null> | null = null;
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+    // Single-page app: any GET outside /api (any case) that wants HTML gets index.html.
+    const path = request.url.split("?")[0] ?? "";
+    const wantsPage =
+      request.method === "GET" && !/^\/api(\/|$)/i.test(path) && (request.headers.accept ?? "").includes("text/html");
+    if (wantsPage) {
+      indexHtml ??= readFile(join(options.uiDir, "index.html"), "utf8").catch(() => null);
+      const html = await indexHtml;
+      if (html !== null) return reply.type("text/html; charset=utf-8").send(html);
+    }
+    return sendError(reply, new AppError("NOT_FOUND", { method: request.method, path }));
+  });
+}

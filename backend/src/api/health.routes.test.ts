@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startTestStudio, type TestStudio } from "../../test/test-studio.js";
+
+describe("health and API docs", () => {
+  let studio: TestStudio;
+  beforeAll(async () => {
+    studio = await startTestStudio();
+  });
+  afterAll(() => studio.close());
+
+  it("answers health without a token, naming the database in use", async () => {
+    const response = await studio.app.inject({ method: "GET", url: "/api/health" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      data: { status: "ok", version: "0.1.0", db: inject("dbKind"), queue: "memory", import_enabled: false },
+    });
+    expect(response.headers["x-request-id"]).toMatch(/.+/);
+  });
+
+  it("keeps a caller's plain X-Request-Id and replaces a malformed one", async () => {
+    const kept = await studio.app.inject({ method: "GET", url: "/api/health", headers: { "x-request-id": "abc-123" } });
+    expect(kept.headers["x-request-id"]).toBe("abc-123");
+    const replaced = await studio.app.inject({
+      method: "GET",
+      url: "/api/health",
+      headers: { "x-request-id": "bad id\twith spaces" },
+    });
+    expect(replaced.headers["x-request-id"]).not.toBe("bad id\twith spaces");
+  });
+
+  it("reports import_enabled and the redis queue from configuration", async () => {
+    const other = await startTestStudio({ STUDIO_ENABLE_IMPORT: "1", REDIS_URL: "redis://127.0.0.1:6379" });
+    try {
+      const { data } = (await other.app.inject({ method: "GET", url: "/api/health" })).json();
+      expect(data.import_enabled).toBe(true);
+      expect(data.queue).toBe("redis");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("answers 404 IMPORT_DISABLED on every import route while import is off", async () => {
+    for (const [method, url] of [
+      ["GET", "/api/import"],
+      ["POST", "/api/import/jobs"],
+      ["GET", "/api/imports/123"],
+    ] as const) {
+      const response = await studio.app.inject({ method, url });
+      expect(response.statusCode).toBe(404);
+      expect(response.json().error.code).toBe("IMPORT_DISABLED");
+    }
+  });
+
+  it("serves an OpenAPI document generated from the route schemas", async () => {
+    const response = await studio.app.inject({ method: "GET", url: "/api/docs/json" });
+    expect(response.statusCode).toBe(200);
+    const doc = response.json();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/health",
+        "/api/auth/setup",
+        "/api/auth/login",
+        "/api/workflows",
+        "/api/workflows/{id}",
+        "/api/workflows/{id}/versions/{n}/restore",
+        "/api/api-keys",
+      ]),
+    );
+    const body = doc.paths["/api/workflows"].post.requestBody.content["application/json"].schema;
+    expect(body.required).toEqual(expect.arrayContaining(["name"]));
+    expect(body.additionalProperties).toBe(false);
+  });
+
+  it("answers 503 DATABASE_UNAVAILABLE when the database is gone", async () => {
+    const other = await startTestStudio();
+    await other.container.database.close();
+    try {
+      const response = await other.app.inject({ method: "GET", url: "/api/health" });
+      expect(response.statusCode).toBe(503);
+      expect(response.json().error.code).toBe("DATABASE_UNAVAILABLE");
+    } finally {
+      await other.app.close();
+    }
+  });
+});

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  registerMember,
+  type Session,
+  sampleDocument,
+  setupOwner,
+  startTestStudio,
+  type TestStudio,
+} from "../../test/test-studio.js";
+
+describe("workflows and versions", () => {
+  let studio: TestStudio;
+  let owner: Session;
+  let other: Session;
+
+  beforeAll(async () => {
+    studio = await startTestStudio({ STUDIO_ALLOW_SIGNUP: "1" });
+    owner = await setupOwner(studio);
+    other = await registerMember(studio, "other@example.com");
+  });
+  afterAll(() => studio.close());
+
+  const create = async (session: Session, document: object = sampleDocument()) => {
+    const response = await studio.app.inject({
+      method: "POST",
+      url: "/api/workflows",
+      headers: session.auth,
+      payload: document,
+    });
+    expect(response.statusCode).toBe(201);
+    return response.json().data as { id: string; version: number; content_hash: string; document: object };
+  };
+  const versions = async (id: string) =>
+    (await studio.app.inject({ method: "GET", url: `/api/workflows/${id}/versions`, headers: owner.auth })).json()
+      .data as {
+      number: number;
+      restored_from: number | null;
+      author_id: string;
+      content_hash: string;
+    }[];
+
+  it("creates a workflow with version 1 and returns the document with defaults filled in", async () => {
+    const created = await create(owner, { name: "Empty" });
+    expect(created.version).toBe(1);
+    expect(created.document).toEqual({ name: "Empty", state: [], nodes: [], edges: [] });
+    expect(created.content_hash).toMatch(/^[0-9a-f]{64}$/);
+    const list = await versions(created.id);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ number: 1, author_id: owner.userId, restored_from: null });
+  });
+
+  it("writes a version for each change and none for a save that changes nothing", async () => {
+    const created = await create(owner);
+    const unchanged = await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${created.id}`,
+      headers: owner.auth,
+      // Same content, keys in another order: still no change.
+      payload: {
+        edges: sampleDocument().edges,
+        nodes: sampleDocument().nodes,
+        state: sampleDocument().state,
+        name: "Support triage",
+      },
+    });
+    expect(unchanged.statusCode).toBe(200);
+    expect(unchanged.json().meta.created_version).toBe(false);
+    expect(unchanged.json().data.version).toBe(1);
+
+    const changed = { ...sampleDocument(), name: "Support triage v2" };
+    const saved = await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${created.id}`,
+      headers: owner.auth,
+      payload: changed,
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json().meta.created_version).toBe(true);
+    expect(saved.json().data).toMatchObject({ version: 2, name: "Support triage v2" });
+    expect(saved.headers.etag).toBe('"2"');
+
+    const list = await versions(created.id);
+    expect(list.map((v) => v.number)).toEqual([2, 1]);
+    expect(list[0]?.content_hash).not.toBe(list[1]?.content_hash);
+
+    const v1 = await studio.app.inject({
+      method: "GET",
+      url: `/api/workflows/${created.id}/versions/1`,
+      headers: owner.auth,
+    });
+    expect(v1.json().data.document.name).toBe("Support triage");
+  });
+
+  it("restores an old version by writing it as a new version", async () => {
+    const created = await create(owner);
+    await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${created.id}`,
+      headers: owner.auth,
+      payload: { ...sampleDocument(), nodes: [] },
+    });
+    const restored = await studio.app.inject({
+      method: "POST",
+      url: `/api/workflows/${created.id}/versions/1/restore`,
+      headers: owner.auth,
+    });
+    expect(restored.statusCode).toBe(200);
+    expect(restored.json().data.version).toBe(3);
+    expect(restored.json().data.document).toEqual(created.document);
+    const list = await versions(created.id);
+    expect(list.map((v) => [v.number, v.restored_from])).toEqual([
+      [3, 1],
+      [2, null],
+      [1, null],
+    ]);
+    // Versions are immutable: version 2 still holds what was saved as version 2.
+    const v2 = await studio.app.inject({
+      method: "GET",
+      url: `/api/workflows/${created.id}/versions/2`,
+      headers: owner.auth,
+    });
+    expect(v2.json().data.document.nodes).toEqual([]);
+  });
+
+  it("refuses a save based on a stale version when If-Match is sent", async () => {
+    const created = await create(owner);
+    const first = await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${created.id}`,
+      headers: { ...owner.auth, "if-match": '"1"' },
+      payload: { ...sampleDocument(), name: "first" },
+    });
+    expect(first.statusCode).toBe(200);
+    const stale = await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${created.id}`,
+      headers: { ...owner.auth, "if-match": '"1"' },
+      payload: { ...sampleDocument(), name: "stale" },
+    });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().error).toMatchObject({ code: "WORKFLOW_VERSION_CONFLICT", details: { current_version: 2 } });
+    const current = await studio.app.inject({
+      method: "GET",
+      url: `/api/workflows/${created.id}`,
+      headers: owner.auth,
+    });
+    expect(current.json().data.name).toBe("first");
+  });
+
+  it("numbers versions without gaps or duplicates when saves race", async () => {
+    const created = await create(owner);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        studio.app.inject({
+          method: "PUT",
+          url: `/api/workflows/${created.id}`,
+          headers: owner.auth,
+          payload: { ...sampleDocument(), name: `racer ${i}` },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+    const list = await versions(created.id);
+    expect(list.map((v) => v.number)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    const current = (
+      await studio.app.inject({ method: "GET", url: `/api/workflows/${created.id}`, headers: owner.auth })
+    ).json().data;
+    const newest = (
+      await studio.app.inject({ method: "GET", url: `/api/workflows/${created.id}/versions/9`, headers: owner.auth })
+    ).json().data;
+    expect(current.document).toEqual(newest.document);
+  });
+
+  it("lists only the caller's workflows, newest first, page by page", async () => {
+    const fresh = await startTestStudio();
+    try {
+      const me = await setupOwner(fresh);
+      for (const name of ["a", "b", "c"]) {
+        await fresh.app.inject({ method: "POST", url: "/api/workflows", headers: me.auth, payload: { name } });
+      }
+      const page1 = (await fresh.app.inject({ method: "GET", url: "/api/workflows?limit=2", headers: me.auth })).json();
+      expect(page1.data.map((w: { name: string }) => w.name)).toEqual(["c", "b"]);
+      expect(page1.data[0]).not.toHaveProperty("document");
+      expect(page1.pagination).toEqual({ limit: 2, offset: 0, next_offset: 2 });
+      const page2 = (
+        await fresh.app.inject({ method: "GET", url: "/api/workflows?limit=2&offset=2", headers: me.auth })
+      ).json();
+      expect(page2.data.map((w: { name: string }) => w.name)).toEqual(["a"]);
+      expect(page2.pagination.next_offset).toBeNull();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("deletes a workflow with its versions", async () => {
+    const created = await create(owner);
+    const deleted = await studio.app.inject({
+      method: "DELETE",
+      url: `/api/workflows/${created.id}`,
+      headers: owner.auth,
+    });
+    expect(deleted.json()).toEqual({ data: { id: created.id, deleted: true } });
+    for (const url of [`/api/workflows/${created.id}`, `/api/workflows/${created.id}/versions/1`]) {
+      const gone = await studio.app.inject({ method: "GET", url, headers: owner.auth });
+      expect(gone.statusCode).toBe(404);
+      expect(gone.json().error.code).toBe("WORKFLOW_NOT_FOUND");
+    }
+    const rows = await studio.container.database.db
+      .selectFrom("workflow_versions")
+      .select("number")
+      .where("workflow_id", "=", created.id)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it("answers VERSION_NOT_FOUND for a version that does not exist", async () => {
+    const created = await create(owner);
+    const response = await studio.app.inject({
+      method: "GET",
+      url: `/api/workflows/${created.id}/versions/7`,
+      headers: owner.auth,
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.code).toBe("VERSION_NOT_FOUND");
+  });
+
+  describe("another user's workflow", () => {
+    it("answers 404 to every route and changes nothing", async () => {
+      const created = await create(owner);
+      const id = created.id;
+      const attempts = [
+        { method: "GET", url: `/api/workflows/${id}` },
+        { method: "PUT", url: `/api/workflows/${id}`, payload: { name: "hijacked" } },
+        { method: "DELETE", url: `/api/workflows/${id}` },
+        { method: "GET", url: `/api/workflows/${id}/versions` },
+        { method: "GET", url: `/api/workflows/${id}/versions/1` },
+        { method: "POST", url: `/api/workflows/${id}/versions/1/restore` },
+      ] as const;
+      for (const attempt of attempts) {
+        const response = await studio.app.inject({ ...attempt, headers: other.auth });
+        expect(response.statusCode, `${attempt.method} ${attempt.url}`).toBe(404);
+        expect(response.json().error.code).toBe("WORKFLOW_NOT_FOUND");
+      }
+      const list = (await studio.app.inject({ method: "GET", url: "/api/workflows", headers: other.auth })).json();
+      expect(list.data).toEqual([]);
+      const still = (
+        await studio.app.inject({ method: "GET", url: `/api/workflows/${id}`, headers: owner.auth })
+      ).json().data;
+      expect(still).toMatchObject({ version: 1, name: "Support triage" });
+    });
+  });
+});

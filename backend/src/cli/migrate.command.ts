@@ -1,0 +1,18 @@
+import { loadConfig } from "../core/config.js";
+import { migrateToLatest, openDatabase } from "../repositories/database.js";
+
+export async function migrateCommand(): Promise<number> {
+  const config = loadConfig();
+  const database = openDatabase(config);
+  try {
+    const { applied } = await migrateToLatest(database.db);
+    console.log(
+      applied.length > 0
+        ? `Applied ${applied.join(", ")} (${database.kind}).`
+        : `Database is up to date (${database.kind}).`,
+    );
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,29 @@
+import { buildApp } from "../api/app.js";
+import { buildContainer } from "../api/deps.js";
+import { loadConfig } from "../core/config.js";
+import { createLogger } from "../core/logging.js";
+
+export async function startCommand(): Promise<number> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const container = await buildContainer(config, logger);
+  const app = await buildApp(container);
+  await app.listen({ port: config.port, host: config.host });
+  const shown = config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host;
+  const port = (app.server.address() as { port: number } | null)?.port ?? config.port;
+  logger.info(
+    { db: container.database.kind, dataDir: config.dataDir },
+    `Superstep is running on http://${shown}:${port}`,
+  );
+
+  return new Promise<number>((resolve) => {
+    const stop = async (signal: string) => {
+      logger.info({ signal }, "shutting down");
+      await app.close();
+      await container.close();
+      resolve(0);
+    };
+    process.once("SIGINT", () => void stop("SIGINT"));
+    process.once("SIGTERM", () => void stop("SIGTERM"));
+  });
+}

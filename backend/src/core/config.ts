@@ -1,0 +1,104 @@
+// Every environment variable the product reads is parsed here, once, into a typed object.
+// docs/en/configuration.md lists the same names with the same defaults; keep them in step.
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AppError } from "./errors.js";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  jwtSecret: string | null;
+  jwtTtlSeconds: number;
+  allowSignup: boolean;
+  enableImport: boolean;
+  logLevel: LogLevel;
+  maxBodyBytes: number;
+  authRateLimitPerMinute: number;
+  uiDir: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+// frontend/dist seen from backend/{src,dist}/core/
+const DEFAULT_UI_DIR = fileURLToPath(new URL("../../../frontend/dist", import.meta.url));
+
+function invalid(name: string, value: string, expected: string): AppError {
+  return new AppError(
+    "CONFIG_INVALID",
+    { variable: name, value, expected },
+    `${name}=${JSON.stringify(value)} is not valid: expected ${expected}.`,
+  );
+}
+
+function text(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === "" ? null : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw invalid(name, raw, `a whole number from ${min} to ${max}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw invalid(name, raw, `a whole number from ${min} to ${max}`);
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === null) return false;
+  const lower = raw.toLowerCase();
+  if (["1", "true", "yes", "on"].includes(lower)) return true;
+  if (["0", "false", "no", "off"].includes(lower)) return false;
+  throw invalid(name, raw, "1 or 0 (true/false, yes/no, on/off)");
+}
+
+function directory(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  const expanded = raw === "~" || raw.startsWith("~/") ? homedir() + raw.slice(1) : raw;
+  return isAbsolute(expanded) ? expanded : resolve(expanded);
+}
+
+function databaseUrl(env: Env): string | null {
+  const raw = text(env, "DATABASE_URL");
+  if (raw === null) return null;
+  if (!/^postgres(ql)?:\/\//.test(raw)) throw invalid("DATABASE_URL", "(hidden)", "a postgres:// or postgresql:// URL");
+  return raw;
+}
+
+function logLevel(env: Env): LogLevel {
+  const raw = text(env, "STUDIO_LOG_LEVEL") ?? "info";
+  const level = LOG_LEVELS.find((l) => l === raw.toLowerCase());
+  if (!level) throw invalid("STUDIO_LOG_LEVEL", raw, LOG_LEVELS.join(", "));
+  return level;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const jwtSecret = text(env, "JWT_SECRET");
+  if (jwtSecret !== null && jwtSecret.length < 32) {
+    throw invalid("JWT_SECRET", "(hidden)", "at least 32 characters");
+  }
+  return {
+    port: integer(env, "STUDIO_PORT", 8080, 0, 65535),
+    host: text(env, "STUDIO_HOST") ?? "127.0.0.1",
+    dataDir: directory(env, "STUDIO_DATA_DIR", resolve(homedir(), ".superstep")),
+    databaseUrl: databaseUrl(env),
+    redisUrl: text(env, "REDIS_URL"),
+    jwtSecret,
+    jwtTtlSeconds: integer(env, "STUDIO_JWT_TTL_SECONDS", 7 * 24 * 3600, 60, 365 * 24 * 3600),
+    allowSignup: flag(env, "STUDIO_ALLOW_SIGNUP"),
+    enableImport: flag(env, "STUDIO_ENABLE_IMPORT"),
+    logLevel: logLevel(env),
+    maxBodyBytes: integer(env, "STUDIO_MAX_BODY_BYTES", 2 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    authRateLimitPerMinute: integer(env, "STUDIO_AUTH_RATE_LIMIT", 20, 1, 100000),
+    uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
+  };
+}

@@ -1,0 +1,162 @@
+// Workflows and their immutable versions. A workflow row always mirrors its newest version;
+// both change together in one transaction.
+import { randomUUID } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Database, WorkflowRow, WorkflowVersionRow } from "../models/database.model.js";
+import { nowIso } from "./clock.js";
+
+export type WorkflowSummaryRow = Omit<WorkflowRow, "document">;
+export type VersionSummaryRow = Omit<WorkflowVersionRow, "document">;
+
+export interface VersionContent {
+  name: string;
+  description: string | null;
+  /** The document as JSON text. */
+  document: string;
+  contentHash: string;
+  authorId: string;
+  restoredFrom?: number | null;
+}
+
+const SUMMARY_COLUMNS = [
+  "id",
+  "owner_id",
+  "name",
+  "description",
+  "version",
+  "content_hash",
+  "created_at",
+  "updated_at",
+] as const;
+
+const VERSION_SUMMARY_COLUMNS = [
+  "workflow_id",
+  "number",
+  "content_hash",
+  "author_id",
+  "created_at",
+  "restored_from",
+] as const;
+
+export class WorkflowRepository {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /** A new workflow together with its version 1. */
+  async create(ownerId: string, content: VersionContent): Promise<WorkflowRow> {
+    const now = nowIso();
+    const row: WorkflowRow = {
+      id: randomUUID(),
+      owner_id: ownerId,
+      name: content.name,
+      description: content.description,
+      document: content.document,
+      version: 1,
+      content_hash: content.contentHash,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.#db.transaction().execute(async (tx) => {
+      await tx.insertInto("workflows").values(row).execute();
+      await tx
+        .insertInto("workflow_versions")
+        .values({
+          workflow_id: row.id,
+          number: 1,
+          content_hash: content.contentHash,
+          document: content.document,
+          author_id: content.authorId,
+          created_at: now,
+          restored_from: content.restoredFrom ?? null,
+        })
+        .execute();
+    });
+    return row;
+  }
+
+  findById(id: string): Promise<WorkflowRow | undefined> {
+    return this.#db.selectFrom("workflows").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  listByOwner(ownerId: string, limit: number, offset: number): Promise<WorkflowSummaryRow[]> {
+    return this.#db
+      .selectFrom("workflows")
+      .select(SUMMARY_COLUMNS)
+      .where("owner_id", "=", ownerId)
+      .orderBy("updated_at", "desc")
+      .orderBy("id")
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  /**
+   * Appends the next version and makes it current, in one transaction. The update is skipped
+   * (undefined) when the current content already has this hash, or, with `expectedVersion`, when
+   * the workflow is no longer at that version. Concurrent appends are serialised by the row lock.
+   */
+  async appendVersion(id: string, content: VersionContent, expectedVersion?: number): Promise<WorkflowRow | undefined> {
+    const now = nowIso();
+    return this.#db.transaction().execute(async (tx) => {
+      let update = tx
+        .updateTable("workflows")
+        .set((eb) => ({
+          name: content.name,
+          description: content.description,
+          document: content.document,
+          version: eb("version", "+", 1),
+          content_hash: content.contentHash,
+          updated_at: now,
+        }))
+        .where("id", "=", id)
+        .where("content_hash", "<>", content.contentHash);
+      if (expectedVersion !== undefined) update = update.where("version", "=", expectedVersion);
+      const updated = await update.returningAll().executeTakeFirst();
+      if (!updated) return undefined;
+      await tx
+        .insertInto("workflow_versions")
+        .values({
+          workflow_id: id,
+          number: updated.version,
+          content_hash: content.contentHash,
+          document: content.document,
+          author_id: content.authorId,
+          created_at: now,
+          restored_from: content.restoredFrom ?? null,
+        })
+        .execute();
+      return updated;
+    });
+  }
+
+  /** Removes the workflow and every version of it. */
+  async delete(id: string): Promise<void> {
+    await this.#db.transaction().execute(async (tx) => {
+      await tx.deleteFrom("workflow_versions").where("workflow_id", "=", id).execute();
+      await tx.deleteFrom("workflows").where("id", "=", id).execute();
+    });
+  }
+
+  listVersions(workflowId: string, limit: number, offset: number): Promise<VersionSummaryRow[]> {
+    return this.#db
+      .selectFrom("workflow_versions")
+      .select(VERSION_SUMMARY_COLUMNS)
+      .where("workflow_id", "=", workflowId)
+      .orderBy("number", "desc")
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  findVersion(workflowId: string, number: number): Promise<WorkflowVersionRow | undefined> {
+    return this.#db
+      .selectFrom("workflow_versions")
+      .selectAll()
+      .where("workflow_id", "=", workflowId)
+      .where("number", "=", number)
+      .executeTakeFirst();
+  }
+}

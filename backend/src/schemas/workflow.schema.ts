@@ -1,0 +1,95 @@
+// The workflow document: the single source of truth the editor writes and the engine compiles.
+// This is its shape; the engine's validator checks the graph rules on top of it.
+import { z } from "zod";
+
+export const NODE_TYPES = [
+  "start",
+  "end",
+  "llm",
+  "tool",
+  "code",
+  "condition",
+  "decision",
+  "for_each",
+  "join",
+  "human",
+  "send_email",
+  "subgraph",
+] as const;
+export const STATE_TYPES = ["string", "number", "boolean", "object", "list", "any"] as const;
+export const REDUCERS = ["replace", "append", "merge", "add"] as const;
+
+export const DOCUMENT_LIMITS = { nodes: 1000, edges: 5000, stateFields: 200 } as const;
+
+// LangGraph forbids `|` and `:` in node names; ids also end up in URLs and logs.
+const elementId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: "must be 1-64 letters, digits, '_' or '-'" });
+
+const stateFieldName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: "must be an identifier (letters, digits, '_')" })
+  .refine((name) => !name.startsWith("__") && name !== "constructor" && name !== "prototype", {
+    message: "is reserved",
+  });
+
+export const stateField = z.strictObject({
+  name: stateFieldName,
+  type: z.enum(STATE_TYPES),
+  reducer: z.enum(REDUCERS).optional(),
+  default: z.unknown().optional(),
+  description: z.string().max(1000).optional(),
+});
+
+export const workflowNode = z.strictObject({
+  id: elementId,
+  type: z.enum(NODE_TYPES),
+  position: z.strictObject({ x: z.number(), y: z.number() }),
+  data: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const workflowEdge = z.strictObject({
+  id: elementId,
+  source: elementId,
+  target: elementId,
+  label: z.string().min(1).max(100).optional(),
+});
+
+export const workflowDocument = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(5000).optional(),
+  state: z.array(stateField).max(DOCUMENT_LIMITS.stateFields).default([]),
+  nodes: z.array(workflowNode).max(DOCUMENT_LIMITS.nodes).default([]),
+  edges: z.array(workflowEdge).max(DOCUMENT_LIMITS.edges).default([]),
+});
+export type WorkflowDocument = z.infer<typeof workflowDocument>;
+
+export const workflowSummaryView = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  version: z.number().int(),
+  content_hash: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type WorkflowSummaryView = z.infer<typeof workflowSummaryView>;
+
+export const workflowView = workflowSummaryView.extend({ document: workflowDocument });
+export type WorkflowView = z.infer<typeof workflowView>;
+
+export const versionSummaryView = z.object({
+  number: z.number().int(),
+  content_hash: z.string(),
+  author_id: z.string(),
+  created_at: z.string(),
+  /** The version a restore copied, or null for an ordinary save. */
+  restored_from: z.number().int().nullable(),
+});
+export type VersionSummaryView = z.infer<typeof versionSummaryView>;
+
+export const versionView = versionSummaryView.extend({ document: workflowDocument });
+export type VersionView = z.infer<typeof versionView>;
+
+export const versionParams = z.strictObject({
+  id: z.string().min(1).max(100),
+  n: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+});

@@ -1,0 +1,98 @@
+// Accounts and sign-in: first-time setup, optional sign-up, login, and turning a bearer
+// credential (session token or API key) into an Actor.
+import type { Actor } from "../core/authz.js";
+import { AppError } from "../core/errors.js";
+import {
+  API_KEY_PREFIX,
+  hashApiKey,
+  hashPassword,
+  type TokenSigner,
+  verifyDecoyPassword,
+  verifyPassword,
+} from "../core/security.js";
+import type { ApiKeyRepository } from "../repositories/api-key.repository.js";
+import type { NewUser, UserRepository } from "../repositories/user.repository.js";
+import type { CredentialsBody, RegisterBody, SessionView, UserView } from "../schemas/auth.schema.js";
+import { toUserView } from "./user-view.js";
+
+export interface AuthStatus {
+  setup_required: boolean;
+  signup_allowed: boolean;
+}
+
+export class AuthService {
+  readonly #users: UserRepository;
+  readonly #apiKeys: ApiKeyRepository;
+  readonly #tokens: TokenSigner;
+  readonly #allowSignup: boolean;
+
+  constructor(deps: { users: UserRepository; apiKeys: ApiKeyRepository; tokens: TokenSigner; allowSignup: boolean }) {
+    this.#users = deps.users;
+    this.#apiKeys = deps.apiKeys;
+    this.#tokens = deps.tokens;
+    this.#allowSignup = deps.allowSignup;
+  }
+
+  async status(): Promise<AuthStatus> {
+    return { setup_required: (await this.#users.count()) === 0, signup_allowed: this.#allowSignup };
+  }
+
+  /** Creates the owner account; only while no user exists. */
+  async setup(body: RegisterBody): Promise<SessionView> {
+    if ((await this.#users.count()) > 0) throw new AppError("SETUP_ALREADY_DONE");
+    return this.#createAndSignIn({ ...body, role: "owner" }, true);
+  }
+
+  async register(body: RegisterBody): Promise<SessionView> {
+    if (!this.#allowSignup) throw new AppError("SIGNUP_DISABLED");
+    if ((await this.#users.count()) === 0) throw new AppError("SETUP_REQUIRED");
+    return this.#createAndSignIn({ ...body, role: "member" }, false);
+  }
+
+  async login(body: CredentialsBody): Promise<SessionView> {
+    const user = await this.#users.findByEmail(body.email);
+    if (!user) {
+      await verifyDecoyPassword(body.password);
+      throw new AppError("AUTH_INVALID_CREDENTIALS");
+    }
+    if (!(await verifyPassword(user.password_hash, body.password))) throw new AppError("AUTH_INVALID_CREDENTIALS");
+    return { token: await this.#tokens.sign(user.id), user: toUserView(user) };
+  }
+
+  async me(actor: Actor): Promise<UserView> {
+    const user = await this.#users.findById(actor.userId);
+    if (!user) throw new AppError("AUTH_INVALID_TOKEN");
+    return toUserView(user);
+  }
+
+  /** The caller behind an Authorization header value, or an error saying what is wrong. */
+  async authenticate(authorization: string | undefined): Promise<Actor> {
+    if (!authorization) throw new AppError("AUTH_REQUIRED");
+    const match = /^Bearer +(\S+)$/i.exec(authorization.trim());
+    if (!match?.[1]) throw new AppError("AUTH_INVALID_TOKEN");
+    const credential = match[1];
+    if (credential.startsWith(API_KEY_PREFIX)) return this.#authenticateApiKey(credential);
+    const userId = await this.#tokens.verify(credential);
+    const user = await this.#users.findById(userId);
+    if (!user) throw new AppError("AUTH_INVALID_TOKEN");
+    return { userId: user.id, role: user.role, via: "session" };
+  }
+
+  async #authenticateApiKey(key: string): Promise<Actor> {
+    const row = await this.#apiKeys.findActiveByHash(hashApiKey(key));
+    const user = row ? await this.#users.findById(row.user_id) : undefined;
+    if (!row || !user) throw new AppError("AUTH_INVALID_TOKEN");
+    await this.#apiKeys.markUsed(row.id);
+    return { userId: user.id, role: user.role, via: "api_key" };
+  }
+
+  async #createAndSignIn(body: RegisterBody & { role: NewUser["role"] }, onlyIfNone: boolean): Promise<SessionView> {
+    const passwordHash = await hashPassword(body.password);
+    const result = await this.#users.create(
+      { email: body.email, name: body.name ?? null, passwordHash, role: body.role },
+      { onlyIfNone },
+    );
+    if (!result.ok) throw new AppError(result.reason === "email_taken" ? "EMAIL_TAKEN" : "SETUP_ALREADY_DONE");
+    return { token: await this.#tokens.sign(result.user.id), user: toUserView(result.user) };
+  }
+}

@@ -1,0 +1,86 @@
+// The `superstep` command as a user runs it: the built bin, a real process, a real socket.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { assertBuilt, runSuperstep, type StudioProcess, startStudioProcess } from "./studio-process.js";
+
+const dirs: string[] = [];
+const running: StudioProcess[] = [];
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "superstep-cli-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(env: Record<string, string>): Promise<StudioProcess> {
+  const studio = await startStudioProcess(env);
+  running.push(studio);
+  return studio;
+}
+
+beforeAll(assertBuilt);
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("superstep command", () => {
+  it("migrates a new embedded database, then reports it up to date", () => {
+    const dir = dataDir();
+    const first = runSuperstep(["migrate"], { STUDIO_DATA_DIR: dir });
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain("Applied 0001-initial (sqlite)");
+    expect(existsSync(join(dir, "superstep.db"))).toBe(true);
+    const second = runSuperstep(["migrate"], { STUDIO_DATA_DIR: dir });
+    expect(second.status).toBe(0);
+    expect(second.stdout).toContain("up to date");
+  });
+
+  it("starts, answers health and the UI over HTTP, and stops cleanly on SIGTERM", async () => {
+    const studio = await start({ STUDIO_DATA_DIR: dataDir() });
+    const health = await fetch(`${studio.url}/api/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { data: object }).data).toMatchObject({ status: "ok", db: "sqlite" });
+    const page = await fetch(`${studio.url}/`, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
+    const deepLink = await fetch(`${studio.url}/workflows/some-id`, { headers: { accept: "text/html" } });
+    expect(await deepLink.text()).toContain('<div id="root">');
+    expect(await studio.stop()).toBe(0);
+  });
+
+  it("keeps data across restarts of the same data dir", async () => {
+    const dir = dataDir();
+    const first = await start({ STUDIO_DATA_DIR: dir });
+    const setup = await fetch(`${first.url}/api/auth/setup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@example.com", password: "owner-password" }),
+    });
+    expect(setup.status).toBe(201);
+    const { token } = ((await setup.json()) as { data: { token: string } }).data;
+    expect(await first.stop()).toBe(0);
+
+    const second = await start({ STUDIO_DATA_DIR: dir });
+    // Same persisted JWT secret: the old token still works after the restart.
+    const me = await fetch(`${second.url}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { data: { email: string } }).data.email).toBe("owner@example.com");
+  });
+
+  it("refuses a bad setting with exit code 2 and a message naming it", () => {
+    const result = runSuperstep(["start"], { STUDIO_DATA_DIR: dataDir(), STUDIO_PORT: "not-a-port" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("STUDIO_PORT");
+  });
+
+  it("prints usage for an unknown command", () => {
+    const result = runSuperstep(["launch"], {});
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('unknown command "launch"');
+    expect(result.stderr).toContain("migrate");
+  });
+});

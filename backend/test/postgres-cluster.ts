@@ -1,0 +1,88 @@
+// Starts a throwaway PostgreSQL cluster from the installed server binaries, on loopback and a
+// free port. initdb refuses to run as root, so as root the cluster runs as the `postgres` user.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface PostgresCluster {
+  adminUrl: string;
+  stop(): void;
+}
+
+function findBinDir(): string {
+  const fromPgConfig = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
+  const candidates = [
+    process.env.PG_BIN_DIR,
+    fromPgConfig.status === 0 ? fromPgConfig.stdout.trim() : undefined,
+    ...(existsSync("/usr/lib/postgresql")
+      ? readdirSync("/usr/lib/postgresql")
+          .sort((a, b) => Number(b) - Number(a))
+          .map((v) => `/usr/lib/postgresql/${v}/bin`)
+      : []),
+  ];
+  const found = candidates.find((dir) => dir && existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
+  if (!found) {
+    throw new Error(
+      "PostgreSQL server binaries (initdb, pg_ctl) were not found: install PostgreSQL (Debian: apt-get install postgresql) or set TEST_DATABASE_URL",
+    );
+  }
+  return found;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function osUser(): { name: string; uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  for (const name of ["postgres", "nobody"]) {
+    const id = spawnSync("id", ["-u", name], { encoding: "utf8" });
+    const gid = spawnSync("id", ["-g", name], { encoding: "utf8" });
+    if (id.status === 0 && gid.status === 0) return { name, uid: Number(id.stdout), gid: Number(gid.stdout) };
+  }
+  throw new Error("running as root, but neither a `postgres` nor a `nobody` user exists to run PostgreSQL");
+}
+
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const bin = findBinDir();
+  const user = osUser();
+  const dir = mkdtempSync(join(tmpdir(), "superstep-pg-"));
+  const data = join(dir, "data");
+  if (user) chownSync(dir, user.uid, user.gid);
+  const run = (tool: string, args: string[]) => {
+    const command = user ? "runuser" : join(bin, tool);
+    const argv = user ? ["-u", user.name, "--", join(bin, tool), ...args] : args;
+    execFileSync(command, argv, { stdio: "pipe", cwd: dir });
+  };
+  const port = await freePort();
+  run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
+  run("pg_ctl", [
+    "-D",
+    data,
+    "-l",
+    join(dir, "server.log"),
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    "start",
+  ]);
+  return {
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => {
+      try {
+        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

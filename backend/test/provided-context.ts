@@ -1,0 +1,8 @@
+declare module "vitest" {
+  export interface ProvidedContext {
+    dbKind: "sqlite" | "postgres";
+    pgAdminUrl: string;
+  }
+}
+
+export {};

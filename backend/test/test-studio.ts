@@ -1,0 +1,118 @@
+// A real studio for a test: a fresh database (SQLite in a temp dir, or a new PostgreSQL
+// database), migrations applied, the Fastify app built. Requests go through app.inject.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { inject } from "vitest";
+import { buildApp } from "../src/api/app.js";
+import { buildContainer, type Container } from "../src/api/deps.js";
+import { type Config, loadConfig } from "../src/core/config.js";
+import { createLogger } from "../src/core/logging.js";
+import "./provided-context.js";
+
+export type StudioApp = Awaited<ReturnType<typeof buildApp>>;
+
+export interface TestStudio {
+  app: StudioApp;
+  container: Container;
+  config: Config;
+  /** The JWT secret the server generated in its data dir. */
+  jwtSecret(): string;
+  close(): Promise<void>;
+}
+
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startTestStudio(env: Record<string, string> = {}): Promise<TestStudio> {
+  const dataDir = mkdtempSync(join(tmpdir(), "superstep-test-"));
+  let databaseName: string | null = null;
+  let adminUrl: string | null = null;
+  const fullEnv: Record<string, string> = { STUDIO_DATA_DIR: dataDir, STUDIO_LOG_LEVEL: "silent", ...env };
+  if (inject("dbKind") === "postgres") {
+    adminUrl = inject("pgAdminUrl");
+    databaseName = `superstep_test_${randomBytes(6).toString("hex")}`;
+    await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${databaseName}`));
+    const url = new URL(adminUrl);
+    url.pathname = `/${databaseName}`;
+    fullEnv.DATABASE_URL = url.toString();
+  }
+  const config = loadConfig(fullEnv);
+  const container = await buildContainer(config, createLogger(config.logLevel));
+  const app = await buildApp(container);
+  await app.ready();
+  return {
+    app,
+    container,
+    config,
+    jwtSecret: () => readFileSync(join(dataDir, "jwt-secret"), "utf8").trim(),
+    close: async () => {
+      await app.close();
+      await container.close();
+      if (adminUrl && databaseName) {
+        const name = databaseName;
+        await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Session {
+  token: string;
+  userId: string;
+  auth: { authorization: string };
+}
+
+export async function setupOwner(
+  studio: TestStudio,
+  email = "owner@example.com",
+  password = "owner-password",
+): Promise<Session> {
+  const response = await studio.app.inject({ method: "POST", url: "/api/auth/setup", payload: { email, password } });
+  if (response.statusCode !== 201) throw new Error(`setup failed: ${response.statusCode} ${response.body}`);
+  const { token, user } = response.json().data;
+  return { token, userId: user.id, auth: { authorization: `Bearer ${token}` } };
+}
+
+export async function registerMember(
+  studio: TestStudio,
+  email: string,
+  password = "member-password",
+): Promise<Session> {
+  const response = await studio.app.inject({ method: "POST", url: "/api/auth/register", payload: { email, password } });
+  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
+  const { token, user } = response.json().data;
+  return { token, userId: user.id, auth: { authorization: `Bearer ${token}` } };
+}
+
+export function sampleDocument(name = "Support triage") {
+  return {
+    name,
+    state: [
+      { name: "message", type: "string" },
+      { name: "answer", type: "string" },
+    ],
+    nodes: [
+      {
+        id: "n1",
+        type: "llm",
+        position: { x: 0, y: 0 },
+        data: { label: "Reply", prompt: "Hi {{state.message}}", output_field: "answer" },
+      },
+    ],
+    edges: [
+      { id: "e1", source: "start", target: "n1" },
+      { id: "e2", source: "n1", target: "end" },
+    ],
+  };
+}

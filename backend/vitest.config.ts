@@ -1,0 +1,29 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: everything on the embedded SQLite database, and everything that touches the
+// database again on a real PostgreSQL (a throwaway cluster, or TEST_DATABASE_URL).
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "sqlite",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          provide: { dbKind: "sqlite" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "postgres",
+          include: ["src/api/**/*.test.ts", "src/repositories/**/*.test.ts", "src/services/**/*.test.ts"],
+          globalSetup: ["test/postgres.global-setup.ts"],
+          provide: { dbKind: "postgres" },
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,58 @@
+// The whole test suite: build, then every vitest suite (backend on SQLite and PostgreSQL, then
+// the browser tests), each with a JSON report; ends with one line "N passed, N failed".
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const reports = `${root}test-results/`;
+mkdirSync(reports, { recursive: true });
+
+function run(command, args, cwd = root) {
+  const result = spawnSync(command, args, { cwd, stdio: "inherit", env: process.env });
+  return result.status ?? 1;
+}
+
+if (run("npm", ["run", "build"]) !== 0) {
+  console.log("\nThe build failed.\n0 passed, 1 failed");
+  process.exit(1);
+}
+
+const suites = [
+  { name: "backend (sqlite + postgres)", cwd: `${root}backend`, args: [] },
+  { name: "browser (e2e)", cwd: root, args: ["--config", "e2e/vitest.config.ts"] },
+];
+
+let passed = 0;
+let failed = 0;
+const lines = [];
+for (const suite of suites) {
+  const report = `${reports}${suite.name.split(" ")[0]}.json`;
+  rmSync(report, { force: true });
+  const status = run(
+    "npx",
+    [
+      "--no-install",
+      "vitest",
+      "run",
+      ...suite.args,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+    ],
+    suite.cwd,
+  );
+  const result = existsSync(report) ? JSON.parse(readFileSync(report, "utf8")) : null;
+  const ok = result?.numPassedTests ?? 0;
+  // A suite that crashed or could not start its services counts as a failure even with no test.
+  let bad = result?.numFailedTests ?? 0;
+  if (status !== 0 && bad === 0) bad = 1;
+  if (ok + bad === 0) bad = 1;
+  passed += ok;
+  failed += bad;
+  lines.push(`${suite.name}: ${ok} passed, ${bad} failed${status !== 0 ? ` (exit ${status})` : ""}`);
+}
+
+console.log(`\n${lines.join("\n")}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
