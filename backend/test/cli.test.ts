@@ -77,6 +77,14 @@ describe("superstep command", () => {
     expect(result.stderr).toContain("STUDIO_PORT");
   });
 
+  it("says plainly when the port is taken", async () => {
+    const first = await start({ STUDIO_DATA_DIR: dataDir() });
+    const port = new URL(first.url).port;
+    const result = runSuperstep(["start"], { STUDIO_DATA_DIR: dataDir(), STUDIO_PORT: port });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`127.0.0.1:${port} is already in use`);
+  });
+
   it("prints usage for an unknown command", () => {
     const result = runSuperstep(["launch"], {});
     expect(result.status).toBe(2);

@@ -5,10 +5,21 @@ import { createLogger } from "../core/logging.js";
 
 export async function startCommand(): Promise<number> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.logFormat);
   const container = await buildContainer(config, logger);
   const app = await buildApp(container);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await container.close();
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      console.error(
+        `superstep: ${config.host}:${config.port} is already in use; stop the other server or set STUDIO_PORT.`,
+      );
+      return 1;
+    }
+    throw error;
+  }
   const shown = config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host;
   const port = (app.server.address() as { port: number } | null)?.port ?? config.port;
   logger.info(

@@ -6,7 +6,7 @@ import { AppError } from "./errors.js";
 
 describe("configuration", () => {
   it("fills in the documented defaults", () => {
-    const config = loadConfig({});
+    const config = loadConfig({}, false);
     expect(config).toMatchObject({
       port: 8080,
       host: "127.0.0.1",
@@ -18,6 +18,7 @@ describe("configuration", () => {
       allowSignup: false,
       enableImport: false,
       logLevel: "info",
+      logFormat: "json",
       maxBodyBytes: 2 * 1024 * 1024,
       authRateLimitPerMinute: 20,
     });
@@ -36,6 +37,7 @@ describe("configuration", () => {
       STUDIO_ALLOW_SIGNUP: "true",
       STUDIO_ENABLE_IMPORT: "1",
       STUDIO_LOG_LEVEL: "DEBUG",
+      STUDIO_LOG_FORMAT: "json",
       STUDIO_MAX_BODY_BYTES: "65536",
       STUDIO_AUTH_RATE_LIMIT: "5",
       STUDIO_UI_DIR: "/srv/ui",
@@ -51,6 +53,7 @@ describe("configuration", () => {
       allowSignup: true,
       enableImport: true,
       logLevel: "debug",
+      logFormat: "json",
       maxBodyBytes: 65536,
       authRateLimitPerMinute: 5,
       uiDir: "/srv/ui",
@@ -62,6 +65,7 @@ describe("configuration", () => {
     ["STUDIO_PORT", "70000"],
     ["STUDIO_ALLOW_SIGNUP", "maybe"],
     ["STUDIO_LOG_LEVEL", "loud"],
+    ["STUDIO_LOG_FORMAT", "xml"],
     ["DATABASE_URL", "mysql://localhost/db"],
     ["JWT_SECRET", "short"],
     ["STUDIO_MAX_BODY_BYTES", "-1"],
@@ -75,6 +79,12 @@ describe("configuration", () => {
     expect(caught).toBeInstanceOf(AppError);
     expect((caught as AppError).code).toBe("CONFIG_INVALID");
     expect((caught as AppError).message).toContain(name);
+  });
+
+  it("logs readable lines at a terminal and JSON lines elsewhere", () => {
+    expect(loadConfig({}, true).logFormat).toBe("pretty");
+    expect(loadConfig({}, false).logFormat).toBe("json");
+    expect(loadConfig({ STUDIO_LOG_FORMAT: "json" }, true).logFormat).toBe("json");
   });
 
   it("never echoes secrets in its errors", () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { AppError } from "./errors.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+export type LogFormat = "json" | "pretty";
 
 export interface Config {
   port: number;
@@ -18,6 +19,7 @@ export interface Config {
   allowSignup: boolean;
   enableImport: boolean;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   maxBodyBytes: number;
   authRateLimitPerMinute: number;
   uiDir: string;
@@ -81,7 +83,15 @@ function logLevel(env: Env): LogLevel {
   return level;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+// Readable lines for a person at a terminal, JSON lines for log collectors.
+function logFormat(env: Env, isTerminal: boolean): LogFormat {
+  const raw = text(env, "STUDIO_LOG_FORMAT");
+  if (raw === null) return isTerminal ? "pretty" : "json";
+  if (raw === "json" || raw === "pretty") return raw;
+  throw invalid("STUDIO_LOG_FORMAT", raw, "json or pretty");
+}
+
+export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.stdout.isTTY)): Config {
   const jwtSecret = text(env, "JWT_SECRET");
   if (jwtSecret !== null && jwtSecret.length < 32) {
     throw invalid("JWT_SECRET", "(hidden)", "at least 32 characters");
@@ -97,6 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowSignup: flag(env, "STUDIO_ALLOW_SIGNUP"),
     enableImport: flag(env, "STUDIO_ENABLE_IMPORT"),
     logLevel: logLevel(env),
+    logFormat: logFormat(env, isTerminal),
     maxBodyBytes: integer(env, "STUDIO_MAX_BODY_BYTES", 2 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     authRateLimitPerMinute: integer(env, "STUDIO_AUTH_RATE_LIMIT", 20, 1, 100000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),

@@ -1,13 +1,21 @@
 // Structured JSON logs (pino). Request ids are attached by the HTTP layer's child loggers.
 import { randomUUID } from "node:crypto";
 import pino, { type Logger } from "pino";
-import type { LogLevel } from "./config.js";
+import type { LogFormat, LogLevel } from "./config.js";
 
 export type { Logger };
 
-export function createLogger(level: LogLevel): Logger {
+export function createLogger(level: LogLevel, format: LogFormat = "json"): Logger {
   return pino({
     level,
+    ...(format === "pretty"
+      ? {
+          transport: {
+            target: "pino-pretty",
+            options: { translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname,service" },
+          },
+        }
+      : {}),
     base: { service: "superstep" },
     redact: { paths: ["req.headers.authorization", "password", "*.password", "key"], censor: "[redacted]" },
   });
