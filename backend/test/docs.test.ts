@@ -1,7 +1,7 @@
 // The docs move with the code: every error code and every setting is documented in both languages.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CATALOG } from "../src/core/errors.js";
+import { CATALOG, VALIDATION_CATALOG } from "../src/core/errors.js";
 
 const doc = (path: string) => readFileSync(new URL(`../../docs/${path}`, import.meta.url), "utf8");
 const configSource = readFileSync(new URL("../src/core/config.ts", import.meta.url), "utf8");
@@ -13,6 +13,12 @@ describe.each(["en", "vi"])("docs/%s", (lang) => {
   it("lists every error code of the catalog", () => {
     const text = doc(`${lang}/api.md`);
     const missing = Object.keys(CATALOG).filter((code) => !text.includes(`\`${code}\``));
+    expect(missing).toEqual([]);
+  });
+
+  it("lists every validation code", () => {
+    const text = doc(`${lang}/validation.md`);
+    const missing = Object.keys(VALIDATION_CATALOG).filter((code) => !text.includes(`\`${code}\``));
     expect(missing).toEqual([]);
   });
 

@@ -179,6 +179,24 @@ describe("bad input", () => {
       code: "VALIDATION_FAILED",
       path: "querystring.limit",
     },
+    {
+      name: "deeply nested node data",
+      method: "POST",
+      url: () => "/api/workflows",
+      body: `{"name": "deep", "nodes": [{"id": "n", "type": "code", "position": {"x": 0, "y": 0}, "data": {"d": ${"[".repeat(1500)}${"]".repeat(1500)}}}]}`,
+      status: 422,
+      code: "VALIDATION_FAILED",
+      path: "body.nodes.0.data",
+    },
+    {
+      name: "deep nesting with a constructor key",
+      method: "POST",
+      url: () => "/api/workflows",
+      body: `{"name": "deep", "description": ${"[".repeat(1500)}{"constructor": 1}${"]".repeat(1500)}}`,
+      status: 422,
+      code: "VALIDATION_FAILED",
+      path: "body.description",
+    },
     { name: "a mixed-case path", method: "GET", url: () => "/API/workflows", status: 404, code: "NOT_FOUND" },
     {
       name: "a mixed-case path segment",
@@ -232,5 +250,31 @@ describe("bad input", () => {
       headers: owner.auth,
     });
     expect(current.json().data).toMatchObject({ version: 1, document: sampleDocument() });
+  });
+});
+
+describe("very deep JSON", () => {
+  it("answers 422, not a crash, for a body nested 200,000 levels deep", async () => {
+    const studio = await startTestStudio();
+    try {
+      const owner = await setupOwner(studio);
+      for (const payload of [
+        `{"name": "deep", "description": ${"[".repeat(200_000)}${"]".repeat(200_000)}}`,
+        `{"name": "deep", "state": [{"name": "a", "type": "any", "default": ${"[".repeat(200_000)}{"constructor": {}}${"]".repeat(200_000)}}]}`,
+      ]) {
+        const response = await studio.app.inject({
+          method: "POST",
+          url: "/api/workflows",
+          headers: { ...owner.auth, "content-type": "application/json" },
+          payload,
+        });
+        expect([400, 422]).toContain(response.statusCode);
+        expect(["INVALID_JSON", "VALIDATION_FAILED"]).toContain(response.json().error.code);
+      }
+      const list = await studio.app.inject({ method: "GET", url: "/api/workflows", headers: owner.auth });
+      expect(list.json().data).toEqual([]);
+    } finally {
+      await studio.close();
+    }
   });
 });

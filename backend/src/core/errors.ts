@@ -27,12 +27,59 @@ export const CATALOG = {
     status: 409,
     message: "The workflow was saved by someone else since you loaded it; reload and try again.",
   },
+  WORKFLOW_INVALID: {
+    status: 422,
+    message: "The workflow cannot run as it is; details lists each problem.",
+  },
   IMPORT_DISABLED: { status: 404, message: "Repository import is off on this server (STUDIO_ENABLE_IMPORT)." },
   // Server
   DATABASE_UNAVAILABLE: { status: 503, message: "The database does not answer." },
   CONFIG_INVALID: { status: 500, message: "The server configuration is not valid." },
   INTERNAL: { status: 500, message: "Something went wrong on the server." },
 } as const satisfies Record<string, { status: number; message: string }>;
+
+// Problems the workflow validator reports, one detail entry each inside WORKFLOW_INVALID.
+export const VALIDATION_CATALOG = {
+  DOCUMENT_SCHEMA: "The document does not match the workflow schema.",
+  NODE_DATA_INVALID: "The node's settings do not match its type.",
+  DUPLICATE_NODE_ID: "Two nodes have the same id.",
+  DUPLICATE_EDGE_ID: "Two edges have the same id.",
+  DUPLICATE_STATE_FIELD: "Two state fields have the same name.",
+  RESERVED_NODE_ID: "This node id is reserved.",
+  NODE_ID_IS_STATE_FIELD: "A node id cannot equal a state field name.",
+  START_MISSING: "The workflow has no Start: add a Start node or an edge from `start`.",
+  START_MULTIPLE: "A workflow has exactly one Start node.",
+  END_MULTIPLE: "A workflow has at most one End node.",
+  EDGE_SOURCE_UNKNOWN: "The edge starts at a node that does not exist.",
+  EDGE_TARGET_UNKNOWN: "The edge ends at a node that does not exist.",
+  EDGE_INTO_START: "No edge may lead into Start.",
+  EDGE_OUT_OF_END: "No edge may leave End.",
+  NODE_UNREACHABLE: "No path from Start reaches this node.",
+  LOOP_UNGUARDED: "This loop does not pass through a Condition or For each, so it could never stop.",
+  ROUTE_NEEDS_EDGES: "This node picks one of its outgoing edges, but it has none.",
+  ROUTE_EDGE_UNLABELED: "Every edge leaving a Condition, Decision or For each needs a label.",
+  ROUTE_LABEL_DUPLICATE: "Two edges leaving this node have the same label.",
+  CONDITION_LABEL_UNKNOWN: "A rule names a label that no outgoing edge has.",
+  FOR_EACH_EDGES: "A For each needs exactly one edge labelled `item` (the body) and one labelled `done`.",
+  FOR_EACH_BODY_INVALID:
+    "The body of a For each is one LLM, Tool, Code, Send email or Subgraph node with no other edges.",
+  JOIN_NEEDS_INPUTS: "A Join needs at least two incoming edges.",
+  TEMPLATE_INVALID: "A {{…}} reference is not valid: use state.…, item…, index or context.…",
+  STATE_REFERENCE_UNKNOWN: "This names a state field that is not declared.",
+  ITEM_REFERENCE_OUTSIDE_FOR_EACH: "{{item}} and {{index}} exist only in the body of a For each.",
+  PARALLEL_WRITE_NEEDS_REDUCER:
+    "Nodes that can run in the same superstep write this field: give it a reducer (append, merge or add).",
+  REDUCER_TYPE_MISMATCH: "The reducer does not fit the field's type (append: list, merge: object, add: number).",
+  DEFAULT_TYPE_MISMATCH: "The default value does not have the field's type.",
+  SUBGRAPH_NOT_FOUND: "The subgraph's workflow version does not exist or is not yours.",
+  SUBGRAPH_DEPTH_EXCEEDED: "Subgraphs are nested deeper than STUDIO_MAX_SUBGRAPH_DEPTH allows.",
+  SUBGRAPH_CYCLE: "A workflow cannot contain itself as a subgraph.",
+  SUBGRAPH_FIELD_UNKNOWN: "The subgraph mapping names a field the child workflow does not declare.",
+  CODE_MODE_OFF: "Code nodes are turned off on this server (STUDIO_CODE_MODE=off).",
+  PROVIDER_NOT_CONFIGURED: "This server has no key for the model provider.",
+  SMTP_NOT_CONFIGURED: "Send email needs STUDIO_SMTP_URL on this server.",
+} as const;
+export type ValidationCode = keyof typeof VALIDATION_CATALOG;
 
 export type ErrorCode = keyof typeof CATALOG;
 

@@ -19,7 +19,25 @@ export const NODE_TYPES = [
 export const STATE_TYPES = ["string", "number", "boolean", "object", "list", "any"] as const;
 export const REDUCERS = ["replace", "append", "merge", "add"] as const;
 
-export const DOCUMENT_LIMITS = { nodes: 1000, edges: 5000, stateFields: 200 } as const;
+export const DOCUMENT_LIMITS = { nodes: 1000, edges: 5000, stateFields: 200, dataDepth: 64 } as const;
+
+/** Nesting depth of arrays/objects, measured without recursion so hostile input cannot blow the stack. */
+export function nestingDepth(value: unknown, stopAt = DOCUMENT_LIMITS.dataDepth + 1): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== "object") continue;
+    max = Math.max(max, depth + 1);
+    if (max >= stopAt) return max;
+    for (const member of Object.values(current)) stack.push([member, depth + 1]);
+  }
+  return max;
+}
+
+const boundedJson = z.unknown().refine((value) => nestingDepth(value) <= DOCUMENT_LIMITS.dataDepth, {
+  message: `is nested deeper than ${DOCUMENT_LIMITS.dataDepth} levels`,
+});
 
 // LangGraph forbids `|` and `:` in node names; ids also end up in URLs and logs.
 const elementId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: "must be 1-64 letters, digits, '_' or '-'" });
@@ -35,7 +53,7 @@ export const stateField = z.strictObject({
   name: stateFieldName,
   type: z.enum(STATE_TYPES),
   reducer: z.enum(REDUCERS).optional(),
-  default: z.unknown().optional(),
+  default: boundedJson.optional(),
   description: z.string().max(1000).optional(),
 });
 
@@ -43,7 +61,12 @@ export const workflowNode = z.strictObject({
   id: elementId,
   type: z.enum(NODE_TYPES),
   position: z.strictObject({ x: z.number(), y: z.number() }),
-  data: z.record(z.string(), z.unknown()).default({}),
+  data: z
+    .record(z.string(), z.unknown())
+    .refine((value) => nestingDepth(value) <= DOCUMENT_LIMITS.dataDepth, {
+      message: `is nested deeper than ${DOCUMENT_LIMITS.dataDepth} levels`,
+    })
+    .default({}),
 });
 
 export const workflowEdge = z.strictObject({

@@ -1,0 +1,414 @@
+import { describe, expect, it } from "vitest";
+import { VALIDATION_CATALOG, type ValidationCode } from "../../core/errors.js";
+import { type Problem, type ValidationEnvironment, validateWorkflow } from "./validator.js";
+
+type Doc = Record<string, unknown>;
+
+function env(overrides: Partial<ValidationEnvironment> = {}, saved: Record<string, Doc> = {}): ValidationEnvironment {
+  return {
+    codeMode: "wasm",
+    providers: {
+      openai: { configured: true, variable: "OPENAI_API_KEY" },
+      anthropic: { configured: false, variable: "ANTHROPIC_API_KEY" },
+    },
+    smtpConfigured: true,
+    maxSubgraphDepth: 3,
+    resolveWorkflow: async (id, version) => saved[`${id}@${version}`],
+    ...overrides,
+  };
+}
+
+const pos = { x: 0, y: 0 };
+const node = (id: string, type: string, data: Doc = {}) => ({ id, type, position: pos, data });
+const edge = (source: string, target: string, label?: string) => ({
+  id: `${source}-${target}${label ? `-${label}` : ""}`,
+  source,
+  target,
+  ...(label ? { label } : {}),
+});
+const code = (id: string, outputs?: string[]) =>
+  node(id, "code", {
+    language: "javascript",
+    code: "function main(s) { return {}; }",
+    ...(outputs ? { outputs } : {}),
+  });
+
+async function problems(document: Doc, environment = env()): Promise<Problem[]> {
+  const result = await validateWorkflow(document, environment);
+  return result.ok ? [] : result.problems;
+}
+
+async function codes(document: Doc, environment = env()): Promise<ValidationCode[]> {
+  return (await problems(document, environment)).map((p) => p.code);
+}
+
+const valid = {
+  name: "ok",
+  state: [{ name: "a", type: "string" }],
+  nodes: [code("c1", ["a"])],
+  edges: [edge("start", "c1"), edge("c1", "end")],
+};
+
+describe("workflow validator", () => {
+  it("accepts a valid workflow with implicit start and end", async () => {
+    const result = await validateWorkflow(valid, env());
+    expect(result.ok).toBe(true);
+  });
+
+  it("reports schema problems with their path", async () => {
+    const found = await problems({ name: "", nodes: [{ id: "x" }] });
+    expect(found.every((p) => p.code === "DOCUMENT_SCHEMA")).toBe(true);
+    expect(found.map((p) => p.path)).toEqual(expect.arrayContaining(["name", "nodes.0.type"]));
+  });
+
+  const cases: [string, Doc, ValidationCode, ValidationEnvironment?][] = [
+    [
+      "node data that does not fit its type",
+      { ...valid, nodes: [node("c1", "code", { language: "cobol", code: "x" })] },
+      "NODE_DATA_INVALID",
+    ],
+    ["duplicate node ids", { ...valid, nodes: [code("c1"), code("c1")] }, "DUPLICATE_NODE_ID"],
+    ["duplicate edge ids", { ...valid, edges: [edge("start", "c1"), edge("start", "c1")] }, "DUPLICATE_EDGE_ID"],
+    [
+      "duplicate state fields",
+      {
+        ...valid,
+        state: [
+          { name: "a", type: "string" },
+          { name: "a", type: "number" },
+        ],
+      },
+      "DUPLICATE_STATE_FIELD",
+    ],
+    ["a reserved id", { ...valid, nodes: [code("c1"), code("end")] }, "RESERVED_NODE_ID"],
+    [
+      "a node id equal to a state field",
+      { ...valid, nodes: [code("c1"), code("a")], edges: [...valid.edges, edge("c1", "a")] },
+      "NODE_ID_IS_STATE_FIELD",
+    ],
+    ["no start", { ...valid, edges: [edge("c1", "end")] }, "START_MISSING"],
+    [
+      "two start nodes",
+      {
+        ...valid,
+        nodes: [node("s1", "start"), node("s2", "start"), code("c1")],
+        edges: [edge("s1", "c1"), edge("s2", "c1")],
+      },
+      "START_MULTIPLE",
+    ],
+    [
+      "two end nodes",
+      {
+        ...valid,
+        nodes: [code("c1"), node("e1", "end"), node("e2", "end")],
+        edges: [edge("start", "c1"), edge("c1", "e1"), edge("c1", "e2")],
+      },
+      "END_MULTIPLE",
+    ],
+    ["a dangling edge source", { ...valid, edges: [...valid.edges, edge("ghost", "c1")] }, "EDGE_SOURCE_UNKNOWN"],
+    ["a dangling edge target", { ...valid, edges: [...valid.edges, edge("c1", "ghost")] }, "EDGE_TARGET_UNKNOWN"],
+    ["an edge into start", { ...valid, edges: [...valid.edges, edge("c1", "start")] }, "EDGE_INTO_START"],
+    ["an edge out of end", { ...valid, edges: [...valid.edges, edge("end", "c1")] }, "EDGE_OUT_OF_END"],
+    ["an unreachable node", { ...valid, nodes: [code("c1"), code("c2")] }, "NODE_UNREACHABLE"],
+    ["a self-loop", { ...valid, edges: [...valid.edges, edge("c1", "c1")] }, "LOOP_UNGUARDED"],
+    [
+      "a loop without a condition",
+      { ...valid, nodes: [code("c1"), code("c2")], edges: [edge("start", "c1"), edge("c1", "c2"), edge("c2", "c1")] },
+      "LOOP_UNGUARDED",
+    ],
+    [
+      "a condition without edges",
+      {
+        ...valid,
+        nodes: [code("c1"), node("k", "condition", { rules: [], default_label: "x" })],
+        edges: [...valid.edges, edge("c1", "k")],
+      },
+      "ROUTE_NEEDS_EDGES",
+    ],
+    [
+      "an unlabelled condition edge",
+      {
+        ...valid,
+        nodes: [code("c1"), node("k", "condition", { rules: [], default_label: "x" })],
+        edges: [edge("start", "k"), edge("k", "c1", "x"), edge("k", "end")],
+      },
+      "ROUTE_EDGE_UNLABELED",
+    ],
+    [
+      "duplicate labels",
+      {
+        ...valid,
+        nodes: [code("c1"), node("k", "condition", { rules: [], default_label: "x" })],
+        edges: [edge("start", "k"), edge("k", "c1", "x"), { ...edge("k", "end", "x"), id: "dup" }],
+      },
+      "ROUTE_LABEL_DUPLICATE",
+    ],
+    [
+      "a rule naming a missing label",
+      {
+        ...valid,
+        nodes: [
+          code("c1"),
+          node("k", "condition", {
+            rules: [{ label: "big", conditions: [{ field: "a", operator: "is_empty" }] }],
+            default_label: "x",
+          }),
+        ],
+        edges: [edge("start", "k"), edge("k", "c1", "x")],
+      },
+      "CONDITION_LABEL_UNKNOWN",
+    ],
+    [
+      "a for each without a done edge",
+      {
+        name: "fe",
+        state: [
+          { name: "items", type: "list" },
+          { name: "out", type: "list" },
+        ],
+        nodes: [node("f", "for_each", { items: "{{state.items}}", output_field: "out" }), code("b")],
+        edges: [edge("start", "f"), edge("f", "b", "item")],
+      },
+      "FOR_EACH_EDGES",
+    ],
+    [
+      "a for each body with its own edges",
+      {
+        name: "fe",
+        state: [
+          { name: "items", type: "list" },
+          { name: "out", type: "list" },
+        ],
+        nodes: [node("f", "for_each", { items: "{{state.items}}", output_field: "out" }), code("b"), code("c")],
+        edges: [edge("start", "f"), edge("f", "b", "item"), edge("f", "c", "done"), edge("b", "c")],
+      },
+      "FOR_EACH_BODY_INVALID",
+    ],
+    [
+      "a join with one input",
+      { ...valid, nodes: [code("c1"), node("j", "join")], edges: [edge("start", "c1"), edge("c1", "j")] },
+      "JOIN_NEEDS_INPUTS",
+    ],
+    [
+      "a template that is code",
+      {
+        ...valid,
+        nodes: [node("h", "human", { message: "{{constructor.constructor('x')()}}", output_field: "a" })],
+        edges: [edge("start", "h")],
+      },
+      "TEMPLATE_INVALID",
+    ],
+    [
+      "a reference to an undeclared field",
+      {
+        ...valid,
+        nodes: [node("h", "human", { message: "Hi {{state.nobody}}", output_field: "a" })],
+        edges: [edge("start", "h")],
+      },
+      "STATE_REFERENCE_UNKNOWN",
+    ],
+    [
+      "an output field that is not declared",
+      {
+        ...valid,
+        nodes: [node("h", "human", { message: "Hi", output_field: "nowhere" })],
+        edges: [edge("start", "h")],
+      },
+      "STATE_REFERENCE_UNKNOWN",
+    ],
+    [
+      "{{item}} outside a for each",
+      {
+        ...valid,
+        nodes: [node("h", "human", { message: "{{item}}", output_field: "a" })],
+        edges: [edge("start", "h")],
+      },
+      "ITEM_REFERENCE_OUTSIDE_FOR_EACH",
+    ],
+    [
+      "a replace field written in parallel",
+      { ...valid, nodes: [code("c1", ["a"]), code("c2", ["a"])], edges: [edge("start", "c1"), edge("start", "c2")] },
+      "PARALLEL_WRITE_NEEDS_REDUCER",
+    ],
+    [
+      "append on a number",
+      { ...valid, state: [{ name: "a", type: "number", reducer: "append" }] },
+      "REDUCER_TYPE_MISMATCH",
+    ],
+    [
+      "a default of the wrong type",
+      { ...valid, state: [{ name: "a", type: "number", default: "one" }] },
+      "DEFAULT_TYPE_MISMATCH",
+    ],
+    [
+      "a subgraph that does not exist",
+      {
+        ...valid,
+        nodes: [node("s", "subgraph", { workflow_id: "w-missing", version: 1 })],
+        edges: [edge("start", "s")],
+      },
+      "SUBGRAPH_NOT_FOUND",
+    ],
+    ["code while code mode is off", valid, "CODE_MODE_OFF", env({ codeMode: "off" })],
+    [
+      "a provider without a key",
+      {
+        ...valid,
+        nodes: [node("l", "llm", { provider: "anthropic", model: "claude", prompt: "hi", output_field: "a" })],
+        edges: [edge("start", "l")],
+      },
+      "PROVIDER_NOT_CONFIGURED",
+    ],
+    [
+      "email without SMTP",
+      {
+        ...valid,
+        nodes: [node("m", "send_email", { to: "a@example.com", subject: "s", body: "b" })],
+        edges: [edge("start", "m")],
+      },
+      "SMTP_NOT_CONFIGURED",
+      env({ smtpConfigured: false }),
+    ],
+  ];
+
+  it.each(cases)("reports %s", async (_name, document, code, environment) => {
+    const found = await problems(document, environment ?? env());
+    expect(found.map((p) => p.code)).toContain(code);
+    const entry = found.find((p) => p.code === code) as Problem;
+    expect(entry.message.length).toBeGreaterThan(0);
+  });
+
+  it("has a test case for every validation code", () => {
+    const tested = new Set<string>([
+      ...cases.map((c) => c[2]),
+      "DOCUMENT_SCHEMA",
+      "SUBGRAPH_DEPTH_EXCEEDED",
+      "SUBGRAPH_CYCLE",
+      "SUBGRAPH_FIELD_UNKNOWN",
+    ]);
+    expect(Object.keys(VALIDATION_CATALOG).filter((c) => !tested.has(c))).toEqual([]);
+  });
+
+  it("reports every problem at once, not just the first", async () => {
+    const found = await codes({
+      ...valid,
+      nodes: [code("c1"), code("c1"), code("lonely")],
+      edges: [edge("start", "c1"), edge("c1", "ghost"), edge("c1", "c1")],
+    });
+    expect(found).toEqual(
+      expect.arrayContaining(["DUPLICATE_NODE_ID", "EDGE_TARGET_UNKNOWN", "NODE_UNREACHABLE", "LOOP_UNGUARDED"]),
+    );
+  });
+
+  describe("parallel writes", () => {
+    const fanOut = (reducer?: string, type = "list") => ({
+      name: "p",
+      state: [{ name: "a", type, ...(reducer ? { reducer } : {}) }],
+      nodes: [code("c1", ["a"]), code("c2", ["a"])],
+      edges: [edge("start", "c1"), edge("start", "c2"), edge("c1", "end"), edge("c2", "end")],
+    });
+
+    it.each([
+      ["append", "list"],
+      ["merge", "object"],
+      ["add", "number"],
+    ])("accepts a parallel write with %s", async (reducer, type) => {
+      expect(await codes(fanOut(reducer, type))).toEqual([]);
+    });
+
+    it("accepts condition branches that write the same field (only one runs)", async () => {
+      const document = {
+        name: "if-else",
+        state: [{ name: "a", type: "string" }],
+        nodes: [
+          node("k", "condition", {
+            rules: [{ label: "yes", conditions: [{ field: "a", operator: "is_empty" }] }],
+            default_label: "no",
+          }),
+          code("c1", ["a"]),
+          code("c2", ["a"]),
+        ],
+        edges: [edge("start", "k"), edge("k", "c1", "yes"), edge("k", "c2", "no")],
+      };
+      expect(await codes(document)).toEqual([]);
+    });
+
+    it("accepts branches of uneven length that never share a superstep", async () => {
+      const document = {
+        name: "uneven",
+        state: [{ name: "a", type: "string" }],
+        nodes: [code("b1"), code("b2", ["a"]), code("c1", ["a"])],
+        edges: [edge("start", "b1"), edge("b1", "b2"), edge("start", "c1")],
+      };
+      // b2 runs at step 2, c1 at step 1: no clash.
+      expect(await codes(document)).toEqual([]);
+    });
+  });
+
+  describe("subgraphs", () => {
+    const child = {
+      name: "child",
+      state: [{ name: "x", type: "string" }],
+      nodes: [code("c", ["x"])],
+      edges: [edge("start", "c")],
+    };
+    const parentOf = (id: string, input: Doc = { x: "{{state.a}}" }) => ({
+      ...valid,
+      // Each parent is also a possible child, so it declares the child's field too.
+      state: [
+        { name: "a", type: "string" },
+        { name: "x", type: "string" },
+      ],
+      nodes: [node("s", "subgraph", { workflow_id: id, version: 1, input, output: { a: "x" } })],
+      edges: [edge("start", "s")],
+    });
+    const nesting = (depth: number) => {
+      const saved: Record<string, Doc> = { "w0@1": child };
+      for (let i = 1; i <= depth; i++) saved[`w${i}@1`] = parentOf(`w${i - 1}`);
+      return saved;
+    };
+
+    it("accepts a nested subgraph at the depth limit", async () => {
+      const result = await validateWorkflow(parentOf("w2"), env({}, nesting(2)));
+      expect(result.ok).toBe(true);
+    });
+
+    it("refuses one level deeper", async () => {
+      expect(await codes(parentOf("w3"), env({}, nesting(3)))).toContain("SUBGRAPH_DEPTH_EXCEEDED");
+    });
+
+    it("refuses a workflow that contains itself", async () => {
+      const saved = { "loop@1": parentOf("loop") };
+      const result = await validateWorkflow(parentOf("loop"), env({}, saved), { depth: 0, chain: ["loop"] });
+      expect(result.ok ? [] : result.problems.map((p) => p.code)).toContain("SUBGRAPH_CYCLE");
+    });
+
+    it("refuses a mapping to fields the child lacks", async () => {
+      expect(await codes(parentOf("w0", { nope: "1" }), env({}, nesting(0)))).toContain("SUBGRAPH_FIELD_UNKNOWN");
+    });
+  });
+
+  describe("hostile documents", () => {
+    it("answers a 10,000-node document with a clear problem", async () => {
+      const nodes = Array.from({ length: 10_000 }, (_, i) => code(`n${i}`));
+      const found = await problems({ name: "huge", nodes, edges: [] });
+      expect(found[0]).toMatchObject({ code: "DOCUMENT_SCHEMA", path: "nodes" });
+    });
+
+    it("answers deeply nested node data without overflowing the stack", async () => {
+      let deep: unknown = "x";
+      for (let i = 0; i < 100_000; i++) deep = [deep];
+      const found = await codes({
+        ...valid,
+        nodes: [node("c1", "code", { language: "javascript", code: "x", nested: deep })],
+      });
+      expect(found).toContain("DOCUMENT_SCHEMA");
+    });
+
+    it("validates a long chain quickly enough to answer", async () => {
+      const nodes = Array.from({ length: 1000 }, (_, i) => code(`n${i}`));
+      const edges = [edge("start", "n0"), ...nodes.slice(1).map((n, i) => edge(`n${i}`, n.id))];
+      expect(await codes({ name: "chain", state: [], nodes, edges })).toEqual([]);
+    });
+  });
+});
