@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const [major, minor] = process.versions.node.split(".").map(Number);
-if (major < 22 || (major === 22 && minor < 13)) {
-  console.error(`Superstep needs Node.js 22.13 or newer (24 LTS recommended); this is ${process.version}.`);
+if (major < 22 || (major === 22 && minor < 15)) {
+  console.error(`Superstep needs Node.js 22.15 or newer (24 LTS recommended); this is ${process.version}.`);
   process.exit(1);
 }
 

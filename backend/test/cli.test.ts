@@ -1,10 +1,12 @@
 // The `superstep` command as a user runs it: the built bin, a real process, a real socket.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, runSuperstep, type StudioProcess, startStudioProcess } from "./studio-process.js";
 
+const examples = fileURLToPath(new URL("../../examples/", import.meta.url));
 const dirs: string[] = [];
 const running: StudioProcess[] = [];
 
@@ -83,6 +85,55 @@ describe("superstep command", () => {
     const result = runSuperstep(["start"], { STUDIO_DATA_DIR: dataDir(), STUDIO_PORT: port });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`127.0.0.1:${port} is already in use`);
+  });
+
+  it("validates a workflow file, listing every problem of an invalid one", () => {
+    const ok = runSuperstep(["validate", join(examples, "triage.json")], {});
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain("valid");
+    const dir = dataDir();
+    const broken = join(dir, "broken.json");
+    writeFileSync(
+      broken,
+      JSON.stringify({ name: "broken", nodes: [], edges: [{ id: "e", source: "start", target: "ghost" }] }),
+    );
+    const bad = runSuperstep(["validate", broken], {});
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("EDGE_TARGET_UNKNOWN");
+    const json = runSuperstep(["validate", broken, "--json"], {});
+    expect(JSON.parse(json.stdout).problems.map((p: { code: string }) => p.code)).toContain("EDGE_TARGET_UNKNOWN");
+  });
+
+  it("runs a workflow file and prints its events as JSON lines", () => {
+    const result = runSuperstep(["run", join(examples, "fan-out-join.json"), "--json"], {});
+    expect(result.status).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ type: "run_started", seq: 1 });
+    expect(lines.at(-2)).toMatchObject({ type: "run_finished", data: { status: "ok" } });
+    expect(lines.at(-1)).toMatchObject({ status: "ok", state: { summary: "9 words, 35 letters" } });
+  });
+
+  it("shows a readable run and exits 3 while a person must answer", () => {
+    const result = runSuperstep(["run", join(examples, "triage.json"), "--input", '{"message": "urgent: refund"}'], {});
+    expect(result.status).toBe(3);
+    expect(result.stdout).toContain("✓ classify");
+    expect(result.stdout).toContain("→ urgent");
+    expect(result.stdout).toContain("waiting for a person at approve");
+  });
+
+  it("refuses bad input to run with exit code 2", () => {
+    const badInput = runSuperstep(["run", join(examples, "triage.json"), "--input", '{"nope": 1}'], {});
+    expect(badInput.status).toBe(2);
+    expect(badInput.stderr).toContain("nope");
+    const badJson = runSuperstep(["run", join(examples, "triage.json"), "--input", "{oops"], {});
+    expect(badJson.status).toBe(2);
+    expect(badJson.stderr).toContain("--input is not valid JSON");
+    const missing = runSuperstep(["run", "/nonexistent/workflow.json"], {});
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain("cannot read");
   });
 
   it("prints usage for an unknown command", () => {

@@ -6,7 +6,9 @@ import { CATALOG, VALIDATION_CATALOG } from "../src/core/errors.js";
 const doc = (path: string) => readFileSync(new URL(`../../docs/${path}`, import.meta.url), "utf8");
 const configSource = readFileSync(new URL("../src/core/config.ts", import.meta.url), "utf8");
 const settings = [
-  ...new Set([...configSource.matchAll(/"((?:STUDIO|JWT|DATABASE|REDIS)_[A-Z_]+)"/g)].map((m) => m[1])),
+  ...new Set(
+    [...configSource.matchAll(/"((?:STUDIO|JWT|DATABASE|REDIS|OPENAI|ANTHROPIC)_[A-Z_]+)"/g)].map((m) => m[1]),
+  ),
 ];
 
 describe.each(["en", "vi"])("docs/%s", (lang) => {

@@ -107,7 +107,7 @@ export function sampleDocument(name = "Support triage") {
         id: "n1",
         type: "llm",
         position: { x: 0, y: 0 },
-        data: { label: "Reply", prompt: "Hi {{state.message}}", output_field: "answer" },
+        data: { label: "Reply", model: "gpt-4o-mini", prompt: "Hi {{state.message}}", output_field: "answer" },
       },
     ],
     edges: [

@@ -51,7 +51,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     database,
     auth: new AuthService({ users, apiKeys: apiKeyRepository, tokens, allowSignup: config.allowSignup }),
     apiKeys: new ApiKeyService({ apiKeys: apiKeyRepository }),
-    workflows: new WorkflowService({ workflows: new WorkflowRepository(database.db) }),
+    workflows: new WorkflowService({ workflows: new WorkflowRepository(database.db), engine: config.engine }),
     health: new HealthService({
       config,
       dbKind: database.kind,

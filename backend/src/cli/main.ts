@@ -1,11 +1,16 @@
 // The `superstep` command. Later commands (worker, run, validate) join the table below.
 import { AppError } from "../core/errors.js";
 import { migrateCommand } from "./migrate.command.js";
+import { runCommand } from "./run.command.js";
 import { startCommand } from "./start.command.js";
+import { validateCommand } from "./validate.command.js";
+import { UsageError } from "./workflow-file.js";
 
 const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   start: { summary: "migrate the database, then serve the UI and API", run: startCommand },
   migrate: { summary: "apply database migrations and exit", run: migrateCommand },
+  validate: { summary: "check a workflow file (exit 1 when it is not valid)", run: validateCommand },
+  run: { summary: "run a workflow file: run FILE --input JSON [--json] [--step]", run: runCommand },
 };
 
 function usage(): string {
@@ -34,6 +39,13 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(args);
   } catch (error) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
+    ) {
+      console.error(`superstep: ${error.message}`);
+      return 2;
+    }
     if (error instanceof AppError && error.code === "CONFIG_INVALID") {
       console.error(`superstep: ${error.message}`);
       return 2;

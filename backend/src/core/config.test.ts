@@ -57,6 +57,54 @@ describe("configuration", () => {
       maxBodyBytes: 65536,
       authRateLimitPerMinute: 5,
       uiDir: "/srv/ui",
+      engine: expect.any(Object),
+    });
+  });
+
+  it("reads the engine settings, in seconds and megabytes where documented", () => {
+    expect(loadConfig({}).engine).toEqual({
+      codeMode: "wasm",
+      codeTimeoutMs: 10_000,
+      codeMemoryMb: 256,
+      runTimeoutMs: 3_600_000,
+      maxSupersteps: 200,
+      maxEventBytes: 65536,
+      maxStateBytes: 5 * 1024 * 1024,
+      maxSubgraphDepth: 5,
+      smtpUrl: null,
+      smtpFrom: "Superstep <superstep@localhost>",
+      openai: { apiKey: null, baseUrl: null },
+      anthropic: { apiKey: null, baseUrl: null },
+    });
+    const engine = loadConfig({
+      STUDIO_CODE_MODE: "off",
+      STUDIO_CODE_TIMEOUT: "2",
+      STUDIO_CODE_MEMORY: "64",
+      STUDIO_RUN_TIMEOUT: "30",
+      STUDIO_MAX_SUPERSTEPS: "50",
+      STUDIO_MAX_EVENT_BYTES: "2048",
+      STUDIO_MAX_STATE_BYTES: "4096",
+      STUDIO_MAX_SUBGRAPH_DEPTH: "2",
+      STUDIO_SMTP_URL: "smtp://127.0.0.1:2525",
+      STUDIO_SMTP_FROM: "Bot <bot@example.com>",
+      OPENAI_API_KEY: "sk-test",
+      OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
+      ANTHROPIC_API_KEY: "ak-test",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9999",
+    }).engine;
+    expect(engine).toEqual({
+      codeMode: "off",
+      codeTimeoutMs: 2000,
+      codeMemoryMb: 64,
+      runTimeoutMs: 30_000,
+      maxSupersteps: 50,
+      maxEventBytes: 2048,
+      maxStateBytes: 4096,
+      maxSubgraphDepth: 2,
+      smtpUrl: "smtp://127.0.0.1:2525",
+      smtpFrom: "Bot <bot@example.com>",
+      openai: { apiKey: "sk-test", baseUrl: "http://127.0.0.1:11434/v1" },
+      anthropic: { apiKey: "ak-test", baseUrl: "http://127.0.0.1:9999" },
     });
   });
 
@@ -69,6 +117,9 @@ describe("configuration", () => {
     ["DATABASE_URL", "mysql://localhost/db"],
     ["JWT_SECRET", "short"],
     ["STUDIO_MAX_BODY_BYTES", "-1"],
+    ["STUDIO_CODE_MODE", "docker"],
+    ["STUDIO_SMTP_URL", "http://mail"],
+    ["OPENAI_BASE_URL", "not a url"],
   ])("refuses %s=%s with CONFIG_INVALID naming the variable", (name, value) => {
     let caught: unknown;
     try {

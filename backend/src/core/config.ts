@@ -23,6 +23,22 @@ export interface Config {
   maxBodyBytes: number;
   authRateLimitPerMinute: number;
   uiDir: string;
+  engine: EngineConfig;
+}
+
+export interface EngineConfig {
+  codeMode: "wasm" | "off";
+  codeTimeoutMs: number;
+  codeMemoryMb: number;
+  runTimeoutMs: number;
+  maxSupersteps: number;
+  maxEventBytes: number;
+  maxStateBytes: number;
+  maxSubgraphDepth: number;
+  smtpUrl: string | null;
+  smtpFrom: string;
+  openai: { apiKey: string | null; baseUrl: string | null };
+  anthropic: { apiKey: string | null; baseUrl: string | null };
 }
 
 type Env = Record<string, string | undefined>;
@@ -91,6 +107,39 @@ function logFormat(env: Env, isTerminal: boolean): LogFormat {
   throw invalid("STUDIO_LOG_FORMAT", raw, "json or pretty");
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  const value = values.find((v) => v === raw.toLowerCase());
+  if (!value) throw invalid(name, raw, values.join(" or "));
+  return value;
+}
+
+function url(env: Env, name: string, protocols: RegExp, hidden = false): string | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  if (!protocols.test(raw) || !URL.canParse(raw))
+    throw invalid(name, hidden ? "(hidden)" : raw, `a URL (${protocols.source})`);
+  return raw;
+}
+
+function engineConfig(env: Env): EngineConfig {
+  return {
+    codeMode: oneOf(env, "STUDIO_CODE_MODE", ["wasm", "off"] as const, "wasm"),
+    codeTimeoutMs: integer(env, "STUDIO_CODE_TIMEOUT", 10, 1, 3600) * 1000,
+    codeMemoryMb: integer(env, "STUDIO_CODE_MEMORY", 256, 32, 16384),
+    runTimeoutMs: integer(env, "STUDIO_RUN_TIMEOUT", 3600, 1, 30 * 24 * 3600) * 1000,
+    maxSupersteps: integer(env, "STUDIO_MAX_SUPERSTEPS", 200, 1, 100_000),
+    maxEventBytes: integer(env, "STUDIO_MAX_EVENT_BYTES", 64 * 1024, 1024, 64 * 1024 * 1024),
+    maxStateBytes: integer(env, "STUDIO_MAX_STATE_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxSubgraphDepth: integer(env, "STUDIO_MAX_SUBGRAPH_DEPTH", 5, 0, 50),
+    smtpUrl: url(env, "STUDIO_SMTP_URL", /^smtps?:\/\//, true),
+    smtpFrom: text(env, "STUDIO_SMTP_FROM") ?? "Superstep <superstep@localhost>",
+    openai: { apiKey: text(env, "OPENAI_API_KEY"), baseUrl: url(env, "OPENAI_BASE_URL", /^https?:\/\//) },
+    anthropic: { apiKey: text(env, "ANTHROPIC_API_KEY"), baseUrl: url(env, "ANTHROPIC_BASE_URL", /^https?:\/\//) },
+  };
+}
+
 export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.stdout.isTTY)): Config {
   const jwtSecret = text(env, "JWT_SECRET");
   if (jwtSecret !== null && jwtSecret.length < 32) {
@@ -111,5 +160,6 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     maxBodyBytes: integer(env, "STUDIO_MAX_BODY_BYTES", 2 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     authRateLimitPerMinute: integer(env, "STUDIO_AUTH_RATE_LIMIT", 20, 1, 100000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
+    engine: engineConfig(env),
   };
 }

@@ -2,7 +2,10 @@
 // immutable version; a save that changes nothing writes nothing.
 import { type Actor, assertOwned } from "../core/authz.js";
 import { contentHash } from "../core/canonical-json.js";
+import type { EngineConfig } from "../core/config.js";
 import { AppError } from "../core/errors.js";
+import type { WorkflowResolver } from "../engine/runtime/ports.js";
+import { prepareWorkflow } from "../engine/runtime/runtime.js";
 import type { WorkflowRow, WorkflowVersionRow } from "../models/database.model.js";
 import type {
   VersionContent,
@@ -69,9 +72,27 @@ export interface SaveResult {
 
 export class WorkflowService {
   readonly #workflows: WorkflowRepository;
+  readonly #engine: EngineConfig;
 
-  constructor(deps: { workflows: WorkflowRepository }) {
+  constructor(deps: { workflows: WorkflowRepository; engine: EngineConfig }) {
     this.#workflows = deps.workflows;
+    this.#engine = deps.engine;
+  }
+
+  /** Saved versions the actor owns, for Subgraph nodes. */
+  resolverFor(actor: Actor): WorkflowResolver {
+    return async (id, version) => {
+      const workflow = await this.#workflows.findById(id);
+      if (!workflow || workflow.owner_id !== actor.userId) return undefined;
+      const saved = await this.#workflows.findVersion(id, version);
+      return saved ? (JSON.parse(saved.document) as unknown) : undefined;
+    };
+  }
+
+  /** Checks a document as a run would; AppError WORKFLOW_INVALID lists every problem. */
+  async validate(actor: Actor, document: unknown, workflowId?: string): Promise<{ valid: true }> {
+    await prepareWorkflow(document, { engine: this.#engine, resolveWorkflow: this.resolverFor(actor), workflowId });
+    return { valid: true };
   }
 
   async create(actor: Actor, document: WorkflowDocument): Promise<WorkflowView> {

@@ -65,6 +65,24 @@ export const workflowRoutes =
       },
     );
 
+    app.post(
+      "/api/workflows/validate",
+      {
+        schema: {
+          tags: ["workflows"],
+          summary: "Check a workflow document as a run would",
+          description: "422 WORKFLOW_INVALID lists every problem: {code, message, node_id?, edge_id?, path?}.",
+          security,
+          body: z.record(z.string(), z.unknown()),
+          querystring: z.strictObject({ workflow_id: z.string().max(100).optional() }),
+          response: { 200: dataEnvelope(z.object({ valid: z.literal(true) })), 422: errorResponse },
+        },
+      },
+      async (request) => ({
+        data: await c.workflows.validate(actorOf(request), request.body, request.query.workflow_id),
+      }),
+    );
+
     app.get(
       "/api/workflows/:id",
       {

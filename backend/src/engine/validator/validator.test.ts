@@ -82,6 +82,16 @@ describe("workflow validator", () => {
     ],
     ["a reserved id", { ...valid, nodes: [code("c1"), code("end")] }, "RESERVED_NODE_ID"],
     [
+      "an id LangGraph refuses",
+      { ...valid, nodes: [code("c1"), code("constructor")], edges: [...valid.edges, edge("c1", "constructor")] },
+      "RESERVED_NODE_ID",
+    ],
+    [
+      "a hidden-channel id",
+      { ...valid, nodes: [code("c1"), code("__gather_x__")], edges: [...valid.edges, edge("c1", "__gather_x__")] },
+      "RESERVED_NODE_ID",
+    ],
+    [
       "a node id equal to a state field",
       { ...valid, nodes: [code("c1"), code("a")], edges: [...valid.edges, edge("c1", "a")] },
       "NODE_ID_IS_STATE_FIELD",

@@ -44,7 +44,6 @@ export type ValidationResult = { ok: true; workflow: ValidatedWorkflow } | { ok:
 const ROUTERS = new Set(["condition", "decision", "for_each"]);
 const LOOP_GUARDS = new Set(["condition", "for_each"]);
 const FOR_EACH_BODY_TYPES = new Set(["llm", "tool", "code", "send_email", "subgraph"]);
-const RESERVED_IDS = new Set(["__start__", "__end__", "__interrupt__", "__error__", "__routes__", "__visits__"]);
 
 function problem(code: ValidationCode, where: Omit<Problem, "code" | "message"> = {}, message?: string): Problem {
   return { code, message: message ?? VALIDATION_CATALOG[code], ...where };
@@ -167,11 +166,10 @@ export async function validateWorkflow(
   document.nodes.forEach((node, i) => {
     if (seenIds.has(node.id)) problems.push(problem("DUPLICATE_NODE_ID", { node_id: node.id, path: `nodes.${i}.id` }));
     seenIds.add(node.id);
-    if (
-      RESERVED_IDS.has(node.id) ||
-      (node.id === "start" && node.type !== "start") ||
-      (node.id === "end" && node.type !== "end")
-    ) {
+    // "__…" names are the studio's hidden channels and nodes; LangGraph also refuses names that
+    // are properties of every object (constructor, toString, …).
+    const reserved = node.id.startsWith("__") || node.id in Object.prototype;
+    if (reserved || (node.id === "start" && node.type !== "start") || (node.id === "end" && node.type !== "end")) {
       problems.push(problem("RESERVED_NODE_ID", { node_id: node.id, path: `nodes.${i}.id` }));
     }
     if (fields.has(node.id))

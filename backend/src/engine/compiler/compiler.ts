@@ -1,0 +1,140 @@
+// Compiles a validated workflow into a LangGraph StateGraph. Plain edges become addEdge;
+// Condition, Decision and For each become addConditionalEdges with a label map; a Join is a
+// deferred node (it runs once, after every branch that is still running has finished); state
+// fields become channels with their reducers. Compiled graphs are cached by content.
+import {
+  type BaseCheckpointSaver,
+  END,
+  type LangGraphRunnableConfig,
+  Send,
+  START,
+  StateGraph,
+} from "@langchain/langgraph";
+import { contentHash } from "../../core/canonical-json.js";
+import { executorFor } from "../nodes/executors.js";
+import { renderValue } from "../templates/template.js";
+import type { TypedNode, ValidatedWorkflow } from "../validator/validator.js";
+import { makeNodeFunction, type NodeFunction } from "./node-function.js";
+import {
+  forEachChannel,
+  INDEX_KEY,
+  ITEM_KEY,
+  ROUTES_CHANNEL,
+  resetMarker,
+  stateDefinition,
+  visibleState,
+} from "./state-channels.js";
+
+type AnyState = Record<string, unknown>;
+// Node names are only known at run time, so the builder is typed loosely in this one place.
+// biome-ignore lint/suspicious/noExplicitAny: LangGraph's builder types track node names statically.
+type LooseGraph = StateGraph<any, AnyState, AnyState, string>;
+export type CompiledGraph = ReturnType<LooseGraph["compile"]>;
+
+export function gatherNodeId(forEachId: string): string {
+  return `__gather_${forEachId}__`;
+}
+
+function target(workflow: ValidatedWorkflow, id: string): string {
+  return id === workflow.model.endId ? END : id;
+}
+
+function forEachRouter(node: Extract<TypedNode, { type: "for_each" }>, bodyId: string) {
+  return (state: AnyState, config: LangGraphRunnableConfig) => {
+    const context = (config.configurable?.studio as { context?: Record<string, unknown> } | undefined)?.context ?? {};
+    const items = renderValue(node.data.items, { state, context });
+    const list = Array.isArray(items) ? items : [];
+    if (list.length === 0) return gatherNodeId(node.id);
+    return list.map((item, index) => new Send(bodyId, { ...state, [ITEM_KEY]: item, [INDEX_KEY]: index }));
+  };
+}
+
+function gatherFunction(node: Extract<TypedNode, { type: "for_each" }>): NodeFunction {
+  const channel = forEachChannel(node.id);
+  return async (state) => {
+    const entries = ((state[channel] as { index: number; value: unknown }[] | undefined) ?? [])
+      .slice()
+      .sort((a, b) => a.index - b.index);
+    return { [node.data.output_field]: entries.map((e) => e.value), [channel]: resetMarker() };
+  };
+}
+
+function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | undefined): CompiledGraph {
+  const forEachIds = [...workflow.forEachBodies.keys()];
+  const builder = new StateGraph(stateDefinition(workflow.document, forEachIds) as never) as unknown as LooseGraph;
+  const bodyOf = new Map<string, string>();
+  for (const [forEachId, bodyId] of workflow.forEachBodies) bodyOf.set(bodyId, forEachId);
+  const children = new Map<string, CompiledGraph>();
+  for (const [nodeId, child] of workflow.subgraphs) children.set(nodeId, compileWorkflow(child));
+
+  const stateFields = new Set(workflow.document.state.map((f) => f.name));
+  for (const node of workflow.nodes.values()) {
+    if (node.type === "start" || node.type === "end") continue;
+    const labels = (workflow.model.outgoing.get(node.id) ?? []).map((e) => e.label ?? "");
+    const fn = makeNodeFunction(node, executorFor(node, labels), {
+      forEachOf: bodyOf.get(node.id),
+      child: children.get(node.id),
+      stateFields,
+    });
+    builder.addNode(node.id, fn, node.type === "join" ? { defer: true } : undefined);
+    if (node.type === "for_each") builder.addNode(gatherNodeId(node.id), gatherFunction(node));
+  }
+
+  for (const node of workflow.nodes.values()) {
+    const out = workflow.model.outgoing.get(node.id) ?? [];
+    const source = node.type === "start" ? START : node.id;
+    if (node.type === "end" || out.length === 0) continue;
+    if (node.type === "condition" || node.type === "decision") {
+      const map: Record<string, string> = {};
+      for (const edge of out) map[edge.label as string] = target(workflow, edge.target);
+      builder.addConditionalEdges(
+        node.id,
+        (state: AnyState) => (state[ROUTES_CHANNEL] as Record<string, string>)[node.id] ?? "",
+        map,
+      );
+      continue;
+    }
+    if (node.type === "for_each") {
+      const bodyId = workflow.forEachBodies.get(node.id) as string;
+      const done = out.find((e) => e.label === "done")?.target as string;
+      builder.addConditionalEdges(node.id, forEachRouter(node, bodyId), [bodyId, gatherNodeId(node.id)]);
+      builder.addEdge(bodyId, gatherNodeId(node.id));
+      builder.addEdge(gatherNodeId(node.id), target(workflow, done));
+      continue;
+    }
+    for (const edge of out) builder.addEdge(source, target(workflow, edge.target));
+  }
+  return builder.compile({ checkpointer, name: workflow.document.name });
+}
+
+/** A key for the compiled graph: the document and, recursively, its subgraphs. */
+function compileKey(workflow: ValidatedWorkflow): string {
+  const children = [...workflow.subgraphs.entries()].map(([id, child]) => [id, compileKey(child)]);
+  return contentHash({ document: workflow.document, children });
+}
+
+const NO_SAVER = {};
+const cache = new WeakMap<object, Map<string, CompiledGraph>>();
+const CACHE_LIMIT = 200;
+
+/**
+ * The compiled graph for a workflow, from the cache when the same content was compiled for the
+ * same checkpointer before. Subgraphs compile without one: they use their parent's.
+ */
+export function compileWorkflow(workflow: ValidatedWorkflow, checkpointer?: BaseCheckpointSaver): CompiledGraph {
+  const owner = checkpointer ?? NO_SAVER;
+  let graphs = cache.get(owner);
+  if (!graphs) {
+    graphs = new Map();
+    cache.set(owner, graphs);
+  }
+  const key = compileKey(workflow);
+  const cached = graphs.get(key);
+  if (cached) return cached;
+  const graph = build(workflow, checkpointer);
+  if (graphs.size >= CACHE_LIMIT) graphs.delete(graphs.keys().next().value as string);
+  graphs.set(key, graph);
+  return graph;
+}
+
+export { visibleState };

@@ -1,0 +1,120 @@
+// Wraps a node executor into a LangGraph node function: events, idempotency key, the result
+// ledger for side effects, For each capture, and error reporting.
+import { isGraphInterrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { AppError } from "../../core/errors.js";
+import { type Executor, SIDE_EFFECT_TYPES } from "../nodes/node-execution.js";
+import type { EventError } from "../runtime/events.js";
+import { truncateForEvent } from "../runtime/limits.js";
+import { emitNodeEvent, runContextOf, superstepOf } from "../runtime/run-context.js";
+import type { TemplateScope } from "../templates/template.js";
+import type { TypedNode } from "../validator/validator.js";
+import { forEachChannel, INDEX_KEY, ITEM_KEY, ROUTES_CHANNEL, VISITS_CHANNEL, visibleState } from "./state-channels.js";
+
+type AnyState = Record<string, unknown>;
+export type NodeFunction = (state: AnyState, config: LangGraphRunnableConfig) => Promise<AnyState>;
+
+/** A node failure already reported as an `error` event; the runtime ends the run with it. */
+export class NodeFailure extends Error {
+  readonly nodeId: string;
+  readonly error: EventError;
+  constructor(nodeId: string, error: EventError) {
+    super(error.message);
+    this.name = "NodeFailure";
+    this.nodeId = nodeId;
+    this.error = error;
+  }
+}
+
+export function toEventError(error: unknown): EventError {
+  if (error instanceof AppError) return { code: error.code, message: error.message, details: error.details };
+  if (error instanceof NodeFailure) return error.error;
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "NODE_FAILED", message };
+}
+
+/** What a For each body contributes for its item: its output field, or its whole update. */
+function bodyValue(node: TypedNode, update: AnyState): unknown {
+  switch (node.type) {
+    case "llm":
+    case "tool":
+      return update[node.data.output_field];
+    case "send_email":
+      return node.data.output_field ? update[node.data.output_field] : update;
+    default:
+      return update;
+  }
+}
+
+/** The label a Condition or Decision chose, from its hidden routing write. */
+function route(update: AnyState, nodeId: string): string | undefined {
+  return (update[ROUTES_CHANNEL] as Record<string, string> | undefined)?.[nodeId];
+}
+
+export function makeNodeFunction(
+  node: TypedNode,
+  execute: Executor,
+  options: { forEachOf?: string; child?: unknown; stateFields: ReadonlySet<string> },
+): NodeFunction {
+  const sideEffect = SIDE_EFFECT_TYPES.has(node.type);
+  return async (state, config) => {
+    const ctx = runContextOf(config);
+    const superstep = superstepOf(config);
+    const asBody = options.forEachOf !== undefined && Object.hasOwn(state, ITEM_KEY);
+    const index = asBody ? (state[INDEX_KEY] as number) : undefined;
+    const scope: TemplateScope = {
+      state: visibleState(state),
+      context: ctx.context,
+      ...(asBody ? { item: state[ITEM_KEY], index } : {}),
+    };
+    const visits = (state[VISITS_CHANNEL] as Record<string, number> | undefined)?.[node.id] ?? 0;
+    const iteration = asBody ? `${visits}.${index}` : String(visits);
+    const key = `${ctx.keyPrefix}:${node.id}:${iteration}`;
+    const base = { node_id: ctx.nodePrefix + node.id, superstep };
+    emitNodeEvent(config, { ...base, type: "node_started", data: { node_type: node.type, iteration } });
+    const started = performance.now();
+
+    let update: AnyState;
+    let reused = false;
+    try {
+      const done = sideEffect ? await ctx.ledger.get(key) : undefined;
+      if (done) {
+        update = done.update;
+        reused = true;
+      } else {
+        update = await execute({
+          node,
+          scope,
+          ctx,
+          config,
+          key,
+          child: options.child,
+          stateFields: options.stateFields,
+          emitToken: (text) => emitNodeEvent(config, { ...base, type: "node_token", data: { text } }),
+        });
+        if (sideEffect) await ctx.ledger.put(key, { update });
+      }
+    } catch (error) {
+      if (isGraphInterrupt(error) || ctx.signal.aborted || error instanceof NodeFailure) throw error;
+      const reported = toEventError(error);
+      emitNodeEvent(config, { ...base, type: "error", data: { error: reported } });
+      throw new NodeFailure(node.id, reported);
+    }
+
+    emitNodeEvent(config, {
+      ...base,
+      type: "node_finished",
+      data: {
+        output: truncateForEvent(visibleState(update), ctx.engine.maxEventBytes),
+        duration_ms: Math.round(performance.now() - started),
+        reused,
+        iteration,
+        ...(route(update, node.id) ? { route: route(update, node.id) } : {}),
+      },
+    });
+    const visited = { [VISITS_CHANNEL]: { [node.id]: visits + 1 } };
+    if (asBody) {
+      return { [forEachChannel(options.forEachOf as string)]: [{ index, value: bodyValue(node, update) }], ...visited };
+    }
+    return { ...update, ...visited };
+  };
+}

@@ -1,0 +1,79 @@
+// HTTP request tool: templates rendered from state, a timeout, a response size cap, and the
+// idempotency headers that let the receiver apply a retried call once.
+import { AppError } from "../../core/errors.js";
+import { renderText, renderValue } from "../templates/template.js";
+import type { TypedNode } from "../validator/validator.js";
+import type { Executor } from "./node-execution.js";
+
+type ToolNode = Extract<TypedNode, { type: "tool" }>;
+
+async function readCapped(response: Response, limit: number): Promise<Buffer> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > limit) throw new AppError("HTTP_TOOL_RESPONSE_TOO_LARGE", { limit, content_length: declared });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (!response.body) return Buffer.alloc(0);
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > limit) throw new AppError("HTTP_TOOL_RESPONSE_TOO_LARGE", { limit });
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+export const executeHttpTool: Executor<ToolNode> = async ({ node, scope, ctx, key }) => {
+  const data = node.data;
+  if (data.kind !== "http") throw new AppError("NODE_FAILED", null, "not an HTTP tool");
+  const url = renderText(data.url, scope);
+  if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) {
+    throw new AppError("HTTP_TOOL_FAILED", { url }, `The URL "${url}" is not an http(s) URL.`);
+  }
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(data.headers)) headers.set(name, renderText(value, scope));
+  headers.set("Idempotency-Key", key);
+  headers.set("X-Studio-Run-Id", ctx.runId);
+  headers.set("X-Studio-Attempt", String(ctx.attempt));
+  let body: string | undefined;
+  if (data.body !== undefined && data.method !== "GET" && data.method !== "HEAD") {
+    const rendered = renderValue(data.body, scope);
+    body = typeof rendered === "string" ? rendered : JSON.stringify(rendered);
+    if (typeof rendered !== "string" && !headers.has("content-type")) headers.set("content-type", "application/json");
+  }
+  const timeout = AbortSignal.timeout(data.timeout_ms);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: data.method,
+      headers,
+      body,
+      signal: AbortSignal.any([ctx.signal, timeout]),
+      redirect: "follow",
+    });
+  } catch (error) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    if (timeout.aborted) throw new AppError("HTTP_TOOL_TIMEOUT", { url, timeout_ms: data.timeout_ms });
+    throw new AppError("HTTP_TOOL_FAILED", {
+      url,
+      reason: error instanceof Error ? ((error.cause as Error)?.message ?? error.message) : String(error),
+    });
+  }
+  const raw = await readCapped(response, data.max_response_bytes);
+  const text = raw.toString("utf8");
+  const isJson = (response.headers.get("content-type") ?? "").includes("json");
+  let parsed: unknown = text;
+  if (isJson && text.trim() !== "") {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  if (!response.ok) {
+    throw new AppError(
+      "HTTP_TOOL_STATUS",
+      { url, status: response.status, body: text.slice(0, 2000) },
+      `The request was answered with HTTP ${response.status}.`,
+    );
+  }
+  return { [data.output_field]: parsed };
+};

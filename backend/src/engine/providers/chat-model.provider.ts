@@ -1,0 +1,278 @@
+// One door to the chat models: builds a LangChain model for a node's settings, streams text or
+// asks for a structured answer, and turns every provider failure into a catalogued AppError.
+// The configuration (core/config.ts) is the only source of keys and base URLs: values are
+// always passed explicitly so the SDKs never fall back to environment variables on their own.
+import { ChatAnthropic } from "@langchain/anthropic";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { ChatOpenAI } from "@langchain/openai";
+import type { EngineConfig } from "../../core/config.js";
+import { AppError } from "../../core/errors.js";
+
+export type ProviderName = "openai" | "anthropic";
+
+export interface ModelSettings {
+  provider: ProviderName;
+  model: string;
+  base_url?: string;
+  temperature?: number;
+  max_tokens?: number;
+}
+
+export interface ChatTurn {
+  system?: string;
+  prompt: string;
+}
+
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface ChatOutcome {
+  text: string;
+  usage: TokenUsage;
+}
+
+export type ProviderConfig = Pick<EngineConfig, "openai" | "anthropic">;
+
+// One retry absorbs a dropped connection or a 5xx blip; more would hold a run for long
+// back-offs while the run timeout and cancellation are the real limits.
+const MAX_RETRIES = 1;
+// Time allowed until the server starts answering; a streamed answer may take longer overall.
+const REQUEST_TIMEOUT_MS = 10 * 60_000;
+// Local OpenAI-compatible servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK
+// refuses to start without one.
+const PLACEHOLDER_KEY = "not-needed";
+// Anthropic requires max_tokens on every request.
+const DEFAULT_ANTHROPIC_MAX_TOKENS = 1024;
+const DEFAULT_OPENAI_URL = "https://api.openai.com/v1";
+const DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com";
+
+interface BuiltModel {
+  model: BaseChatModel;
+  /** The key in use, to scrub from error messages. */
+  secret: string | null;
+}
+
+function buildModel(settings: ModelSettings, providers: ProviderConfig): BuiltModel {
+  if (settings.provider === "anthropic") {
+    const apiKey = providers.anthropic.apiKey;
+    if (!apiKey) {
+      throw new AppError(
+        "PROVIDER_KEY_MISSING",
+        { variable: "ANTHROPIC_API_KEY", provider: "anthropic" },
+        "Set ANTHROPIC_API_KEY to run Anthropic models.",
+      );
+    }
+    const model = new ChatAnthropic({
+      model: settings.model,
+      apiKey,
+      // The SDK appends /v1/messages to this URL.
+      anthropicApiUrl: settings.base_url ?? providers.anthropic.baseUrl ?? DEFAULT_ANTHROPIC_URL,
+      temperature: settings.temperature,
+      maxTokens: settings.max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+      streamUsage: true,
+      maxRetries: MAX_RETRIES,
+      clientOptions: { timeout: REQUEST_TIMEOUT_MS },
+    });
+    return { model, secret: apiKey };
+  }
+
+  const baseUrl = settings.base_url ?? providers.openai.baseUrl;
+  const apiKey = providers.openai.apiKey ?? (baseUrl ? PLACEHOLDER_KEY : null);
+  if (!apiKey) {
+    throw new AppError(
+      "PROVIDER_KEY_MISSING",
+      { variable: "OPENAI_API_KEY", provider: "openai" },
+      "Set OPENAI_API_KEY to run OpenAI models (or give the node a base_url for an OpenAI-compatible server).",
+    );
+  }
+  const model = new ChatOpenAI({
+    model: settings.model,
+    apiKey,
+    configuration: { baseURL: baseUrl ?? DEFAULT_OPENAI_URL },
+    temperature: settings.temperature,
+    maxTokens: settings.max_tokens,
+    // Asks for stream_options.include_usage, so streamed answers report token counts too.
+    streamUsage: true,
+    maxRetries: MAX_RETRIES,
+    timeout: REQUEST_TIMEOUT_MS,
+  });
+  return { model, secret: providers.openai.apiKey };
+}
+
+function toMessages(turn: ChatTurn): BaseMessage[] {
+  const messages: BaseMessage[] = [];
+  if (turn.system?.trim()) messages.push(new SystemMessage(turn.system));
+  messages.push(new HumanMessage(turn.prompt));
+  return messages;
+}
+
+function usageOf(message: { usage_metadata?: { input_tokens?: number; output_tokens?: number } }): TokenUsage {
+  return {
+    input_tokens: message.usage_metadata?.input_tokens ?? 0,
+    output_tokens: message.usage_metadata?.output_tokens ?? 0,
+  };
+}
+
+/** Streams a completion; onToken gets each text chunk as it arrives. */
+export async function streamChat(
+  settings: ModelSettings,
+  turn: ChatTurn,
+  providers: ProviderConfig,
+  onToken: (text: string) => void,
+  signal?: AbortSignal,
+): Promise<ChatOutcome> {
+  const { model, secret } = buildModel(settings, providers);
+  let text = "";
+  const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
+  try {
+    const stream = await model.stream(toMessages(turn), { signal });
+    for await (const chunk of stream) {
+      const piece = chunk.text;
+      if (piece) {
+        text += piece;
+        onToken(piece);
+      }
+      // Providers spread usage over chunks (Anthropic: input at the start, output at the end;
+      // OpenAI: one final chunk), so adding them up is what concatenating the chunks would do.
+      const part = usageOf(chunk);
+      usage.input_tokens += part.input_tokens;
+      usage.output_tokens += part.output_tokens;
+    }
+  } catch (error) {
+    throw providerError(error, settings.provider, secret, signal);
+  }
+  return { text, usage };
+}
+
+/** A structured answer that matches a JSON Schema (validated); no token streaming needed. */
+export async function structuredChat(
+  settings: ModelSettings,
+  turn: ChatTurn,
+  jsonSchema: Record<string, unknown>,
+  providers: ProviderConfig,
+  signal?: AbortSignal,
+): Promise<{ value: Record<string, unknown>; usage: TokenUsage }> {
+  const { model, secret } = buildModel(settings, providers);
+  // Function calling for both providers (a forced tool call named "answer"; Anthropic's
+  // tool_use). For OpenAI it is preferred over `response_format: json_schema` because that
+  // path parses the answer inside the OpenAI SDK, so a non-JSON answer surfaces as a
+  // SyntaxError that LangChain retries and that looks like a provider failure; with tools the
+  // parsing stays in LangChain. Tools are also what OpenAI-compatible servers support most
+  // widely. `title` is dropped because LangChain would use it as the function name.
+  // includeRaw keeps the raw message for its usage, and turns a parse failure into
+  // `parsed: null` instead of an exception we could not tell apart from a provider error.
+  const { title: _title, ...schema } = jsonSchema;
+  const runnable = model.withStructuredOutput(schema, { name: "answer", method: "functionCalling", includeRaw: true });
+  let result: { raw: BaseMessage; parsed: unknown };
+  try {
+    result = await runnable.invoke(toMessages(turn), { signal });
+  } catch (error) {
+    throw providerError(error, settings.provider, secret, signal);
+  }
+  const { raw, parsed } = result;
+  const problems = isPlainObject(parsed) ? checkJsonSchema(parsed, jsonSchema) : ["the answer is not a JSON object"];
+  if (problems.length > 0 || !isPlainObject(parsed)) {
+    throw new AppError(
+      "LLM_OUTPUT_INVALID",
+      { provider: settings.provider, problems, output: clip(rawAnswer(raw, parsed)) },
+      `The model's answer does not match the schema: ${problems.join("; ")}.`,
+    );
+  }
+  return { value: parsed, usage: usageOf(raw as { usage_metadata?: TokenUsage }) };
+}
+
+/** What the model actually said, for the error details: tool arguments or plain text. */
+function rawAnswer(raw: BaseMessage, parsed: unknown): string {
+  if (parsed !== null && parsed !== undefined) return JSON.stringify(parsed);
+  if (AIMessage.isInstance(raw)) {
+    const invalid = raw.invalid_tool_calls?.[0]?.args;
+    if (typeof invalid === "string" && invalid) return invalid;
+    const call = raw.tool_calls?.[0];
+    if (call) return JSON.stringify(call.args);
+  }
+  return raw.text;
+}
+
+function clip(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * A provider failure as LLM_FAILED, with the provider's own words and status. An abort is
+ * passed through untouched: the runtime knows it cancelled and reports that itself.
+ */
+function providerError(error: unknown, provider: ProviderName, secret: string | null, signal?: AbortSignal): unknown {
+  if (signal?.aborted || error instanceof AppError) return error;
+  const fields = (typeof error === "object" && error !== null ? error : {}) as {
+    status?: unknown;
+    message?: unknown;
+    cause?: { code?: unknown };
+  };
+  let message = typeof fields.message === "string" && fields.message ? fields.message : String(error);
+  // "Connection error." alone hides why; the socket error code (ECONNREFUSED, …) says it.
+  if (typeof fields.cause?.code === "string" && !message.includes(fields.cause.code)) {
+    message = `${message} (${fields.cause.code})`;
+  }
+  // Some providers echo the key they were given; it must not reach run events or logs.
+  if (secret) message = message.split(secret).join("[redacted]");
+  const status = typeof fields.status === "number" ? fields.status : undefined;
+  return new AppError(
+    "LLM_FAILED",
+    { provider, ...(status !== undefined ? { status } : {}), message },
+    `The ${provider} request failed: ${message}`,
+  );
+}
+
+// A deliberately small JSON Schema checker (type, required, properties, items, enum): enough to
+// hold a model to the shape a node declared without adding a validator dependency.
+type Schema = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  const actual = typeOf(value);
+  return actual === type || (type === "number" && actual === "integer");
+}
+
+export function checkJsonSchema(value: unknown, schema: Schema, path = "$"): string[] {
+  const problems: string[] = [];
+  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+  if (types.length > 0 && !types.some((t) => typeof t === "string" && hasType(value, t))) {
+    return [`${path} should be ${types.join(" or ")}, not ${typeOf(value)}`];
+  }
+  if (Array.isArray(schema.enum) && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) {
+    problems.push(`${path} should be one of ${schema.enum.map((o) => JSON.stringify(o)).join(", ")}`);
+  }
+  if (isPlainObject(value)) {
+    if (Array.isArray(schema.required)) {
+      for (const key of schema.required) {
+        if (typeof key === "string" && !Object.hasOwn(value, key)) problems.push(`${path}.${key} is missing`);
+      }
+    }
+    if (isPlainObject(schema.properties)) {
+      for (const [key, sub] of Object.entries(schema.properties)) {
+        if (Object.hasOwn(value, key) && isPlainObject(sub))
+          problems.push(...checkJsonSchema(value[key], sub, `${path}.${key}`));
+      }
+    }
+  }
+  if (Array.isArray(value) && isPlainObject(schema.items)) {
+    const items = schema.items;
+    value.forEach((item, index) => {
+      problems.push(...checkJsonSchema(item, items, `${path}[${index}]`));
+    });
+  }
+  return problems;
+}

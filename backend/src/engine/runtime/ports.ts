@@ -1,0 +1,28 @@
+// What the engine needs from the outside, as interfaces. Services hand in implementations backed
+// by the database; the engine never sees it.
+
+export interface LedgerEntry {
+  /** The state update the node returned. */
+  update: Record<string, unknown>;
+}
+
+/** Finished side-effect results by idempotency key (run, node, iteration). */
+export interface ResultLedger {
+  get(key: string): Promise<LedgerEntry | undefined>;
+  put(key: string, entry: LedgerEntry): Promise<void>;
+}
+
+export class MemoryResultLedger implements ResultLedger {
+  readonly entries = new Map<string, LedgerEntry>();
+
+  async get(key: string): Promise<LedgerEntry | undefined> {
+    return this.entries.get(key);
+  }
+
+  async put(key: string, entry: LedgerEntry): Promise<void> {
+    this.entries.set(key, structuredClone(entry));
+  }
+}
+
+/** Loads a saved workflow version (the raw document) for Subgraph nodes; undefined when missing. */
+export type WorkflowResolver = (workflowId: string, version: number) => Promise<unknown | undefined>;

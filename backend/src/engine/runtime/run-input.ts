@@ -1,0 +1,35 @@
+// A run's input: an object whose keys are state fields the Start node accepts, with fitting types.
+import { AppError } from "../../core/errors.js";
+import type { ValidatedWorkflow } from "../validator/validator.js";
+
+const TYPE_CHECKS: Record<string, (value: unknown) => boolean> = {
+  string: (v) => typeof v === "string",
+  number: (v) => typeof v === "number" && Number.isFinite(v),
+  boolean: (v) => typeof v === "boolean",
+  list: (v) => Array.isArray(v),
+  object: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
+  any: () => true,
+};
+
+export function checkRunInput(workflow: ValidatedWorkflow, input: unknown): Record<string, unknown> {
+  if (input === undefined || input === null) return {};
+  if (typeof input !== "object" || Array.isArray(input)) {
+    throw new AppError("RUN_INPUT_INVALID", [{ field: "", message: "must be a JSON object" }]);
+  }
+  const start = workflow.nodes.get(workflow.model.startId);
+  const accepted = start?.type === "start" && start.data.inputs ? new Set(start.data.inputs) : null;
+  const fields = new Map(workflow.document.state.map((f) => [f.name, f]));
+  const problems: { field: string; message: string }[] = [];
+  const clean: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const field = fields.get(key);
+    if (!field) problems.push({ field: key, message: "is not a state field of this workflow" });
+    else if (accepted && !accepted.has(key))
+      problems.push({ field: key, message: "is not an input of the Start node" });
+    else if (!(TYPE_CHECKS[field.type] ?? TYPE_CHECKS.any)?.(value))
+      problems.push({ field: key, message: `must be a ${field.type}` });
+    else Object.defineProperty(clean, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  if (problems.length > 0) throw new AppError("RUN_INPUT_INVALID", problems);
+  return clean;
+}

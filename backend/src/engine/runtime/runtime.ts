@@ -1,0 +1,230 @@
+// runStream: validates a workflow, compiles it, streams it through LangGraph and turns what
+// happens into studio events. A run is a LangGraph thread (thread_id = run id); with a durable
+// checkpointer it can be continued, resumed after a Human node, or picked up after a crash.
+import { randomUUID } from "node:crypto";
+import {
+  type BaseCheckpointSaver,
+  Command,
+  GraphRecursionError,
+  InvalidUpdateError,
+  MemorySaver,
+} from "@langchain/langgraph";
+import type { EngineConfig } from "../../core/config.js";
+import { AppError } from "../../core/errors.js";
+import { type CompiledGraph, compileWorkflow } from "../compiler/compiler.js";
+import { NodeFailure, toEventError } from "../compiler/node-function.js";
+import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
+import type { HumanRequest } from "../nodes/human.node.js";
+import type { ValidatedWorkflow, ValidationEnvironment } from "../validator/validator.js";
+import { validateWorkflow } from "../validator/validator.js";
+import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
+import { jsonBytes } from "./limits.js";
+import { MemoryResultLedger, type ResultLedger, type WorkflowResolver } from "./ports.js";
+import { asNodeEvent, type RunContext } from "./run-context.js";
+import { checkRunInput } from "./run-input.js";
+
+export interface RunOptions {
+  engine: EngineConfig;
+  runId?: string;
+  /** "step" runs one superstep and pauses ("One step" in the editor). */
+  mode?: "full" | "step";
+  /** Continue a paused run, or resume a waiting one with a person's answer. */
+  resume?: { kind: "continue" } | { kind: "human"; input: unknown };
+  checkpointer?: BaseCheckpointSaver;
+  ledger?: ResultLedger;
+  context?: Record<string, unknown>;
+  signal?: AbortSignal;
+  /** How many times this run has been started or resumed; sent as X-Studio-Attempt. */
+  attempt?: number;
+  /** The seq of the first event this call emits (continuing after earlier events). */
+  firstSeq?: number;
+  resolveWorkflow?: WorkflowResolver;
+  /** The saved workflow's id, so a subgraph that contains it is refused. */
+  workflowId?: string;
+  /** Called with every event as it is emitted, before it is yielded. */
+  onEvent?: (event: StudioEvent) => void | Promise<void>;
+}
+
+export interface RunOutcome {
+  runId: string;
+  status: RunStatus;
+  /** The visible state when the call ended. */
+  state: Record<string, unknown>;
+  /** The End node's output selection of the state. */
+  output: Record<string, unknown>;
+  error?: EventError;
+  waiting?: HumanRequest & { expires_at: string | null };
+  next?: string[];
+  supersteps: number;
+  nextSeq: number;
+}
+
+export function validationEnvironment(engine: EngineConfig, resolveWorkflow?: WorkflowResolver): ValidationEnvironment {
+  return {
+    codeMode: engine.codeMode,
+    providers: {
+      openai: { configured: Boolean(engine.openai.apiKey || engine.openai.baseUrl), variable: "OPENAI_API_KEY" },
+      anthropic: { configured: Boolean(engine.anthropic.apiKey), variable: "ANTHROPIC_API_KEY" },
+    },
+    smtpConfigured: Boolean(engine.smtpUrl),
+    maxSubgraphDepth: engine.maxSubgraphDepth,
+    resolveWorkflow: resolveWorkflow ?? (async () => undefined),
+  };
+}
+
+/** Validates a document for running; AppError WORKFLOW_INVALID lists every problem. */
+export async function prepareWorkflow(
+  document: unknown,
+  options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId">,
+): Promise<ValidatedWorkflow> {
+  const result = await validateWorkflow(document, validationEnvironment(options.engine, options.resolveWorkflow), {
+    depth: 0,
+    chain: options.workflowId ? [options.workflowId] : [],
+  });
+  if (!result.ok) throw new AppError("WORKFLOW_INVALID", result.problems);
+  return result.workflow;
+}
+
+function outputOf(workflow: ValidatedWorkflow, state: Record<string, unknown>): Record<string, unknown> {
+  const end = workflow.nodes.get(workflow.model.endId);
+  const selection = end?.type === "end" ? end.data.outputs : undefined;
+  if (!selection) return state;
+  return Object.fromEntries(selection.map((field) => [field, state[field] ?? null]));
+}
+
+/** A classified ending for an error thrown out of the graph. */
+function classify(
+  error: unknown,
+  signals: { timeout: AbortSignal; state: AbortSignal },
+): { status: RunStatus; error: EventError; reported: boolean } {
+  if (signals.timeout.aborted)
+    return { status: "timeout", error: toEventError(new AppError("RUN_TIMEOUT")), reported: false };
+  if (signals.state.aborted)
+    return { status: "error", error: toEventError(new AppError("STATE_TOO_LARGE")), reported: false };
+  if (error instanceof NodeFailure) return { status: "error", error: error.error, reported: true };
+  if (error instanceof GraphRecursionError)
+    return { status: "error", error: toEventError(new AppError("MAX_SUPERSTEPS")), reported: false };
+  if (error instanceof InvalidUpdateError) {
+    return {
+      status: "error",
+      error: {
+        code: "PARALLEL_WRITE_CONFLICT",
+        message: new AppError("PARALLEL_WRITE_CONFLICT").message,
+        details: { reason: error.message.split("\n")[0] },
+      },
+      reported: false,
+    };
+  }
+  if ((error as Error)?.name === "AbortError" || (error as Error)?.name === "RunCancelled") {
+    return { status: "cancelled", error: toEventError(new AppError("RUN_CANCELLED")), reported: false };
+  }
+  return { status: "error", error: toEventError(error), reported: false };
+}
+
+/**
+ * Runs (or continues) a workflow and yields its events; the generator's return value is the
+ * outcome. Throws AppError WORKFLOW_INVALID or RUN_INPUT_INVALID before any event.
+ */
+export async function* runStream(
+  document: unknown,
+  input: unknown,
+  options: RunOptions,
+): AsyncGenerator<StudioEvent, RunOutcome> {
+  const workflow = await prepareWorkflow(document, options);
+  const runId = options.runId ?? randomUUID();
+  const mode = options.mode ?? "full";
+  const checkpointer = options.checkpointer ?? new MemorySaver();
+  const graph: CompiledGraph = compileWorkflow(workflow, checkpointer);
+  const resuming = options.resume !== undefined;
+  const runInput = resuming ? null : { ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
+
+  const timeout = AbortSignal.timeout(options.engine.runTimeoutMs);
+  const stateLimit = new AbortController();
+  const signal = AbortSignal.any([timeout, stateLimit.signal, ...(options.signal ? [options.signal] : [])]);
+  const ctx: RunContext = {
+    runId,
+    keyPrefix: runId,
+    attempt: options.attempt ?? 1,
+    ledger: options.ledger ?? new MemoryResultLedger(),
+    engine: options.engine,
+    context: options.context ?? {},
+    signal,
+    depth: 0,
+    nodePrefix: "",
+  };
+  const threadConfig = { configurable: { thread_id: runId } };
+  let seq = options.firstSeq ?? 1;
+  let supersteps = 0;
+  const stamp = async (event: NodeEvent): Promise<StudioEvent> => {
+    const full: StudioEvent = { run_id: runId, seq: seq++, ts: new Date().toISOString(), ...event };
+    if (typeof event.superstep === "number") supersteps = Math.max(supersteps, event.superstep);
+    await options.onEvent?.(full);
+    return full;
+  };
+
+  yield await stamp({ type: "run_started", data: { mode, resumed: resuming, attempt: ctx.attempt } });
+
+  const streamInput =
+    options.resume?.kind === "human" ? new Command({ resume: options.resume.input }) : resuming ? null : runInput;
+  let failure: ReturnType<typeof classify> | null = null;
+  let lastValues: Record<string, unknown> | null = null;
+  let interrupted = false;
+  try {
+    const stream = await graph.stream(streamInput, {
+      ...threadConfig,
+      configurable: { ...threadConfig.configurable, studio: ctx },
+      streamMode: ["custom", "values"],
+      recursionLimit: options.engine.maxSupersteps + 1,
+      signal,
+      durability: "sync",
+      ...(mode === "step" ? { interruptAfter: "*" as const } : {}),
+    });
+    for await (const [streamMode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+      if (streamMode === "custom") {
+        const event = asNodeEvent(chunk);
+        if (event) yield await stamp(event);
+      } else if (streamMode === "values") {
+        const values = chunk as Record<string, unknown>;
+        if (Object.hasOwn(values, "__interrupt__")) {
+          interrupted = true;
+          continue;
+        }
+        lastValues = values;
+        if (jsonBytes(values) > options.engine.maxStateBytes) stateLimit.abort();
+      }
+    }
+    if (signal.aborted) throw signal.reason;
+  } catch (error) {
+    failure = classify(error, { timeout, state: stateLimit.signal });
+  }
+
+  // A full run that ended without an interrupt is finished: its last values are its state, and
+  // reading the checkpoint back is only needed to learn what is pending.
+  const snapshot = interrupted || mode === "step" || failure || !lastValues ? await graph.getState(threadConfig) : null;
+  const state = visibleState(((snapshot ? snapshot.values : lastValues) ?? {}) as Record<string, unknown>);
+  const base = { runId, state, output: outputOf(workflow, state), supersteps };
+
+  if (failure) {
+    if (!failure.reported) yield await stamp({ type: "error", data: { error: failure.error } });
+    yield await stamp({ type: "run_finished", data: { status: failure.status, error: failure.error, state } });
+    return { ...base, status: failure.status, error: failure.error, nextSeq: seq };
+  }
+
+  const interrupts = snapshot?.tasks.flatMap((task) => task.interrupts ?? []) ?? [];
+  if (interrupts.length > 0) {
+    const request = interrupts[0]?.value as HumanRequest;
+    const waiting = {
+      ...request,
+      expires_at: request.timeout_seconds ? new Date(Date.now() + request.timeout_seconds * 1000).toISOString() : null,
+    };
+    yield await stamp({ type: "run_waiting", node_id: request.node_id, data: { ...waiting } });
+    return { ...base, status: "waiting", waiting, nextSeq: seq };
+  }
+  if (snapshot && snapshot.next.length > 0) {
+    const next = [...snapshot.next];
+    yield await stamp({ type: "run_paused", data: { next } });
+    return { ...base, status: "paused", next, nextSeq: seq };
+  }
+  yield await stamp({ type: "run_finished", data: { status: "ok", output: base.output, state } });
+  return { ...base, status: "ok", nextSeq: seq };
+}

@@ -1,0 +1,175 @@
+// Runs a Python `main` inside Pyodide (CPython compiled to WebAssembly), loaded offline from the
+// npm package. Python can reach JavaScript objects through Pyodide's FFI, so this module also
+// takes away the JavaScript-side doors Pyodide opens: host file mounts, sockets, package
+// downloads. The permission model and the lockdown in child-lockdown.mjs stay the real walls.
+
+import { allowPyodideUnderPermission, capWasmMemory } from "./child-lockdown.mjs";
+
+const USER_FILE = "main.py";
+
+// Runs in a private namespace before the user code. `run` executes the source in a fresh
+// namespace, calls main, awaits a coroutine, and returns "status\npayload" where status is ok
+// (payload = JSON text), error, memory or invalid (payload = message).
+const DRIVER = `
+import inspect
+import json
+import os
+import sys
+import traceback
+
+# The host process's script path leaks through Emscripten's default environment.
+os.environ.pop("_", None)
+# pyodide_js is the whole JavaScript API of Pyodide (mountNodeFS, loadPackage, …). The host has
+# registered a stub in its place; drop what was already imported under the real one.
+for _name in [name for name in sys.modules if name == "pyodide_js" or name.startswith("pyodide_js.")]:
+    del sys.modules[_name]
+
+USER_FILE = ${JSON.stringify(USER_FILE)}
+_dumps = json.dumps
+_loads = json.loads
+
+
+def _line_of(exc):
+    line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == USER_FILE else None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == USER_FILE:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return f" (line {line})" if line else ""
+
+
+def _describe(exc):
+    last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    return last + _line_of(exc)
+
+
+async def run(source, args_json):
+    try:
+        return await _run(source, args_json)
+    finally:
+        # print(..., end="") leaves a partial line behind; flushing Python's buffer and then the
+        # device (fsync) hands it to the log too.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+                os.fsync(stream.fileno())
+            except Exception:
+                pass
+
+
+async def _run(source, args_json):
+    namespace = {"__name__": "__main__"}
+    try:
+        exec(compile(source, USER_FILE, "exec"), namespace)
+        main = namespace.get("main")
+        if not callable(main):
+            return "error\\nThe code does not define a function named main."
+        result = main(*_loads(args_json))
+        if inspect.isawaitable(result):
+            result = await result
+    except MemoryError:
+        return "memory\\n"
+    # BaseException: SystemExit and KeyboardInterrupt are the code's failures too.
+    except BaseException as exc:
+        return "error\\n" + _describe(exc)
+    try:
+        return "ok\\n" + _dumps(result, allow_nan=False)
+    except MemoryError:
+        return "memory\\n"
+    except BaseException as exc:
+        return "invalid\\n" + _describe(exc)
+`;
+
+const refuse = (what) => () => {
+  throw new Error(`${what} is not available in the sandbox`);
+};
+
+/**
+ * Loads Pyodide. Returns `prepare(request)`, which returns the function that runs the call:
+ * loading happens before the child has a request (a spare child waits loaded), running after the
+ * child has locked itself down.
+ */
+export async function loadPython(runtimeModules, log) {
+  allowPyodideUnderPermission();
+  const { loadPyodide } = await import(runtimeModules.pyodide);
+  const pyodide = await loadPyodide({
+    indexURL: runtimeModules.pyodideDir,
+    // `import js` sees an empty object without a prototype: no js.process, no js.fetch, and no
+    // js.constructor to climb to Function.
+    jsglobals: Object.create(null),
+    env: {},
+    args: [],
+    stdin: () => null,
+    stdout: log,
+    stderr: log,
+  });
+  const memory = pyodide._module.wasmMemory ?? pyodide._module.memory;
+  if (!(memory instanceof WebAssembly.Memory)) throw new Error("Pyodide's WebAssembly memory was not found");
+  closePyodideDoors(pyodide);
+  const driver = pyodide.globals.get("dict")();
+  pyodide.runPython(DRIVER, { globals: driver, filename: "driver.py" });
+
+  return (request) => {
+    // The code gets memoryMb on top of what the loaded interpreter occupies (~30 MB).
+    const growRefused = capWasmMemory(memory, memory.buffer.byteLength + request.memoryMb * 1024 * 1024);
+    const outOfMemory = () => ({
+      ok: false,
+      code: "CODE_MEMORY",
+      message: `The code used more than ${request.memoryMb} MB.`,
+    });
+    return async () => {
+      let outcome;
+      try {
+        driver.set("source", request.code);
+        driver.set("args_json", JSON.stringify(request.args));
+        outcome = String(await pyodide.runPythonAsync("await run(source, args_json)", { globals: driver }));
+      } catch (error) {
+        // Only Pyodide-level failures land here (a fatal error, memory exhausted inside the
+        // driver); the driver reports the code's own exceptions.
+        if (growRefused() || error?.type === "MemoryError") return outOfMemory();
+        return { ok: false, code: "CODE_ERROR", message: lastLine(error) };
+      }
+      const newline = outcome.indexOf("\n");
+      const status = outcome.slice(0, newline);
+      const payload = outcome.slice(newline + 1);
+      if (status === "ok") return { ok: true, json: payload };
+      if (status === "memory") return outOfMemory();
+      if (status === "invalid") {
+        return {
+          ok: false,
+          code: "CODE_RESULT_INVALID",
+          message: `main() returned a value that is not JSON: ${payload}`,
+        };
+      }
+      return { ok: false, code: "CODE_ERROR", message: payload };
+    };
+  };
+}
+
+/** Replaces the parts of Pyodide's JavaScript API that reach outside the sandbox. */
+function closePyodideDoors(pyodide) {
+  const api = pyodide._api;
+  // Mounting host directories (the n8n-style escape), package downloads, sockets over node:net.
+  pyodide.mountNodeFS = refuse("mountNodeFS");
+  pyodide.mountNativeFS = refuse("mountNativeFS");
+  pyodide.loadPackage = refuse("loadPackage");
+  pyodide.loadPackagesFromImports = refuse("loadPackagesFromImports");
+  if (pyodide.FS?.filesystems?.NODEFS) pyodide.FS.filesystems.NODEFS.mount = refuse("NODEFS");
+  api.loadBinaryFile = refuse("loadBinaryFile");
+  api.initializeNodeSockFS = refuse("node sockets");
+  // Python code imports pyodide_js to reach all of the above; what remains under that name is
+  // what Pyodide's own asyncio loop needs.
+  pyodide.unregisterJsModule("pyodide_js");
+  pyodide.registerJsModule("pyodide_js", {
+    _api: {
+      config: { enableRunUntilComplete: api.config.enableRunUntilComplete },
+      scheduleCallback: api.scheduleCallback,
+    },
+  });
+}
+
+function lastLine(error) {
+  const text = String(error?.message ?? error).trim();
+  return text.slice(text.lastIndexOf("\n") + 1) || "The code failed.";
+}
