@@ -326,3 +326,62 @@ describe("Subgraph node", () => {
     });
   });
 });
+
+describe("Code node", () => {
+  const codeNode = (id: string, code: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    type: "code",
+    position: at,
+    data: { language: "javascript", code, ...extra },
+  });
+  const single = (code: string, engine = engineConfig()) =>
+    collect(
+      runStream(
+        {
+          name: "code",
+          state: [{ name: "a", type: "any" }],
+          nodes: [codeNode("c", code)],
+          edges: [edge("start", "c")],
+        },
+        { a: 1 },
+        { engine },
+      ),
+    );
+
+  it("returns a partial update from main(state)", async () => {
+    const { outcome } = await single("function main(state) { return { a: state.a + 41 }; }");
+    expect(outcome.state.a).toBe(42);
+  });
+
+  it("refuses keys that are not declared state fields", async () => {
+    const { outcome } = await single("function main() { return { a: 1, sneaky: 2 }; }");
+    expect(outcome.error).toMatchObject({ code: "CODE_RESULT_INVALID", details: { unknown_keys: ["sneaky"] } });
+  });
+
+  it("stops code that runs too long", async () => {
+    const { outcome } = await single("function main() { while (true) {} }", engineConfig({ codeTimeoutMs: 500 }));
+    expect(outcome.error?.code).toBe("CODE_TIMEOUT");
+  });
+
+  it("reports what the code raised", async () => {
+    const { outcome } = await single("function main() { throw new Error('no luck'); }");
+    expect(outcome.error?.code).toBe("CODE_ERROR");
+    expect(outcome.error?.message).toContain("no luck");
+  });
+
+  it("fails the run with PARALLEL_WRITE_CONFLICT when undeclared parallel writes clash", async () => {
+    const document = {
+      name: "clash",
+      state: [{ name: "a", type: "any" }],
+      nodes: [
+        codeNode("c1", "function main() { return { a: 1 }; }"),
+        codeNode("c2", "function main() { return { a: 2 }; }"),
+      ],
+      edges: [edge("start", "c1"), edge("start", "c2")],
+    };
+    const { outcome, events } = await collect(runStream(document, {}, { engine: engineConfig() }));
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.code).toBe("PARALLEL_WRITE_CONFLICT");
+    expect(eventsOf(events, "error")).toHaveLength(1);
+  });
+});

@@ -200,7 +200,15 @@ export async function* runStream(
 
   // A full run that ended without an interrupt is finished: its last values are its state, and
   // reading the checkpoint back is only needed to learn what is pending.
-  const snapshot = interrupted || mode === "step" || failure || !lastValues ? await graph.getState(threadConfig) : null;
+  let snapshot: Awaited<ReturnType<CompiledGraph["getState"]>> | null = null;
+  if (interrupted || mode === "step" || failure || !lastValues) {
+    // Reading back the state of a failed step can fail the same way (e.g. the clashing writes are
+    // replayed); the last values streamed are then the state.
+    snapshot = await graph.getState(threadConfig).catch((error: unknown) => {
+      if (failure) return null;
+      throw error;
+    });
+  }
   const state = visibleState(((snapshot ? snapshot.values : lastValues) ?? {}) as Record<string, unknown>);
   const base = { runId, state, output: outputOf(workflow, state), supersteps };
 
