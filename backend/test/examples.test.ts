@@ -4,7 +4,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runStream } from "../src/engine/runtime/runtime.js";
-import { workflowDocument } from "../src/schemas/workflow.schema.js";
+import { NODE_TYPES, workflowDocument } from "../src/schemas/workflow.schema.js";
 import { collect, engineConfig, type Receiver, startReceiver } from "./engine-harness.js";
 import { createFakeOpenAI, type FakeServer } from "./fake-openai-server.js";
 
@@ -70,20 +70,7 @@ describe("examples", () => {
 
   it("use every node type between them", () => {
     const types = new Set(files.flatMap((f) => load(f).nodes.map((n: { type: string }) => n.type)));
-    for (const type of [
-      "start",
-      "end",
-      "llm",
-      "tool",
-      "code",
-      "condition",
-      "decision",
-      "for_each",
-      "join",
-      "human",
-      "send_email",
-      "subgraph",
-    ]) {
+    for (const type of NODE_TYPES) {
       expect(types, type).toContain(type);
     }
   });
