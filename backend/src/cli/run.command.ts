@@ -105,6 +105,11 @@ export async function runCommand(args: string[]): Promise<number> {
       runInput = null;
     }
   } catch (error) {
+    // Ctrl+D or Ctrl+C at a question: leave the run where it is.
+    if ((error as Error).name === "AbortError" && !controller.signal.aborted) {
+      console.error("\nstopped at a question; the run was not finished");
+      return 130;
+    }
     if (error instanceof AppError && (error.code === "WORKFLOW_INVALID" || error.code === "RUN_INPUT_INVALID")) {
       if (error.code === "WORKFLOW_INVALID")
         console.error(`${file}: the workflow is not valid\n${formatProblems(error.details as Problem[])}`);

@@ -61,6 +61,7 @@ export const CATALOG = {
   HTTP_TOOL_RESPONSE_TOO_LARGE: { status: 502, message: "The HTTP response is larger than max_response_bytes." },
   EMAIL_FAILED: { status: 502, message: "The SMTP server refused or could not be reached." },
   HUMAN_INPUT_INVALID: { status: 422, message: "The answer does not fit the form." },
+  HUMAN_WAIT_EXPIRED: { status: 409, message: "Nobody answered before the Human node's timeout; the run expired." },
   SUBGRAPH_FAILED: { status: 500, message: "The subgraph failed." },
   IMPORT_DISABLED: { status: 404, message: "Repository import is off on this server (STUDIO_ENABLE_IMPORT)." },
   // Server

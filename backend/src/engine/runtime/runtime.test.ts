@@ -323,6 +323,27 @@ describe("runtime", () => {
       expect(second.outcome).toMatchObject({ status: "ok", state: { answer: { approved: true, note: "ok" } } });
     });
 
+    it("expires instead of resuming when the answer comes after the timeout", async () => {
+      const checkpointer = new MemorySaver();
+      const quick = structuredClone(approval);
+      (quick.nodes[0] as { data: { timeout_seconds: number } }).data.timeout_seconds = 1;
+      const first = await collect(runStream(quick, {}, { engine, runId: "h-late", checkpointer }));
+      expect(first.outcome.status).toBe("waiting");
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const late = await collect(
+        runStream(quick, null, {
+          engine,
+          runId: "h-late",
+          checkpointer,
+          resume: { kind: "human", input: { approved: true } },
+        }),
+      );
+      expect(late.outcome.status).toBe("expired");
+      expect(late.outcome.error?.code).toBe("HUMAN_WAIT_EXPIRED");
+      expect(late.events.at(-1)).toMatchObject({ type: "run_finished", data: { status: "expired" } });
+      expect(late.outcome.state.answer).toBeUndefined();
+    });
+
     it("fails the node when the answer does not fit the form", async () => {
       const checkpointer = new MemorySaver();
       await collect(runStream(approval, {}, { engine, runId: "h2", checkpointer }));

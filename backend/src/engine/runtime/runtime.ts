@@ -92,6 +92,27 @@ function outputOf(workflow: ValidatedWorkflow, state: Record<string, unknown>): 
   return Object.fromEntries(selection.map((field) => [field, state[field] ?? null]));
 }
 
+/**
+ * The wait a run is in, when its Human node's timeout has passed: measured from the checkpoint
+ * written when the run started waiting.
+ */
+export async function expiredWait(
+  graph: CompiledGraph,
+  threadConfig: { configurable: { thread_id: string } },
+  now = Date.now(),
+): Promise<{ node_id: string; expires_at: string; values: Record<string, unknown> } | null> {
+  const snapshot = await graph.getState(threadConfig);
+  const request = snapshot.tasks.flatMap((task) => task.interrupts ?? [])[0]?.value as HumanRequest | undefined;
+  if (!request?.timeout_seconds || !snapshot.createdAt) return null;
+  const expiresAt = Date.parse(snapshot.createdAt) + request.timeout_seconds * 1000;
+  if (now < expiresAt) return null;
+  return {
+    node_id: request.node_id,
+    expires_at: new Date(expiresAt).toISOString(),
+    values: (snapshot.values ?? {}) as Record<string, unknown>,
+  };
+}
+
 /** A classified ending for an error thrown out of the graph. */
 function classify(
   error: unknown,
@@ -163,6 +184,20 @@ export async function* runStream(
   };
 
   yield await stamp({ type: "run_started", data: { mode, resumed: resuming, attempt: ctx.attempt } });
+
+  // An answer that comes after the Human node's timeout does not resume the run: it expired.
+  if (options.resume?.kind === "human") {
+    const expired = await expiredWait(graph, threadConfig);
+    if (expired) {
+      const error = toEventError(
+        new AppError("HUMAN_WAIT_EXPIRED", { node_id: expired.node_id, expires_at: expired.expires_at }),
+      );
+      const state = visibleState(expired.values);
+      yield await stamp({ type: "error", node_id: expired.node_id, data: { error } });
+      yield await stamp({ type: "run_finished", data: { status: "expired", error, state } });
+      return { runId, status: "expired", state, output: outputOf(workflow, state), error, supersteps, nextSeq: seq };
+    }
+  }
 
   const streamInput =
     options.resume?.kind === "human" ? new Command({ resume: options.resume.input }) : resuming ? null : runInput;
