@@ -19,7 +19,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "postgres",
-          include: ["src/api/**/*.test.ts", "src/repositories/**/*.test.ts", "src/services/**/*.test.ts"],
+          include: [
+            "src/api/**/*.test.ts",
+            "src/repositories/**/*.test.ts",
+            "src/services/**/*.test.ts",
+            "test/crash-recovery.test.ts",
+          ],
           globalSetup: ["test/postgres.global-setup.ts"],
           provide: { dbKind: "postgres" },
         },

@@ -20,6 +20,7 @@ export function assertBuilt(): void {
 
 function processEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
+  // Only what the test passes: never a database or Redis of the surrounding environment.
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   return { ...env, STUDIO_LOG_LEVEL: "info", ...extra };

@@ -33,19 +33,32 @@ async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise
   }
 }
 
+/**
+ * In the postgres project, a new empty database and its DATABASE_URL; in the sqlite project,
+ * nothing (the studio uses the embedded database in its data dir).
+ */
+export async function testDatabaseEnv(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (inject("dbKind") !== "postgres") return { env: {}, drop: async () => {} };
+  const adminUrl = inject("pgAdminUrl");
+  const name = `superstep_test_${randomBytes(6).toString("hex")}`;
+  await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    drop: () => withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+  };
+}
+
 export async function startTestStudio(env: Record<string, string> = {}): Promise<TestStudio> {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-test-"));
-  let databaseName: string | null = null;
-  let adminUrl: string | null = null;
-  const fullEnv: Record<string, string> = { STUDIO_DATA_DIR: dataDir, STUDIO_LOG_LEVEL: "silent", ...env };
-  if (inject("dbKind") === "postgres") {
-    adminUrl = inject("pgAdminUrl");
-    databaseName = `superstep_test_${randomBytes(6).toString("hex")}`;
-    await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${databaseName}`));
-    const url = new URL(adminUrl);
-    url.pathname = `/${databaseName}`;
-    fullEnv.DATABASE_URL = url.toString();
-  }
+  const database = await testDatabaseEnv();
+  const fullEnv: Record<string, string> = {
+    STUDIO_DATA_DIR: dataDir,
+    STUDIO_LOG_LEVEL: "silent",
+    ...database.env,
+    ...env,
+  };
   const config = loadConfig(fullEnv);
   const container = await buildContainer(config, createLogger(config.logLevel));
   const app = await buildApp(container);
@@ -58,10 +71,7 @@ export async function startTestStudio(env: Record<string, string> = {}): Promise
     close: async () => {
       await app.close();
       await container.close();
-      if (adminUrl && databaseName) {
-        const name = databaseName;
-        await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-      }
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -4,6 +4,7 @@ import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import {
   createJsonSchemaTransform,
@@ -20,7 +21,9 @@ import { apiKeyRoutes } from "./routes/api-key.routes.js";
 import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
+import { hookRoutes, runRoutes } from "./routes/run.routes.js";
 import { workflowRoutes } from "./routes/workflow.routes.js";
+import { registerRunSocket } from "./ws/run.socket.js";
 
 const DOCS_PREFIX = "/api/docs";
 
@@ -60,8 +63,11 @@ export async function buildApp(container: Container) {
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
 
+  await app.register(websocket, { options: { maxPayload: config.maxBodyBytes } });
+  await app.register(async (scope) => registerRunSocket(scope as never, container));
   await app.register(healthRoutes(container));
   await app.register(publicAuthRoutes(container));
+  await app.register(hookRoutes(container));
   if (!config.enableImport) await app.register(importDisabledRoutes(container));
 
   // Everything registered in this scope needs a bearer token (session JWT or API key).
@@ -72,6 +78,7 @@ export async function buildApp(container: Container) {
     await scope.register(sessionRoutes(container));
     await scope.register(apiKeyRoutes(container));
     await scope.register(workflowRoutes(container));
+    await scope.register(runRoutes(container));
   });
 
   if (existsSync(config.uiDir)) {

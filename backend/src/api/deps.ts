@@ -5,12 +5,20 @@ import type { Config } from "../core/config.js";
 import type { Logger } from "../core/logging.js";
 import { resolveJwtSecret, TokenSigner } from "../core/security.js";
 import { ApiKeyRepository } from "../repositories/api-key.repository.js";
+import { CallbackDeliveryRepository } from "../repositories/callback-delivery.repository.js";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from "../repositories/database.js";
+import { NodeResultRepository } from "../repositories/node-result.repository.js";
+import { RunRepository } from "../repositories/run.repository.js";
 import { UserRepository } from "../repositories/user.repository.js";
 import { WorkflowRepository } from "../repositories/workflow.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
 import { AuthService } from "../services/auth.service.js";
 import { HealthService } from "../services/health.service.js";
+import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
+import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
+import { RunService } from "../services/runs/run.service.js";
+import { RunBus } from "../services/runs/run-bus.js";
+import { RunExecutor } from "../services/runs/run-executor.js";
 import { WorkflowService } from "../services/workflow.service.js";
 
 export interface Container {
@@ -20,6 +28,9 @@ export interface Container {
   auth: AuthService;
   apiKeys: ApiKeyService;
   workflows: WorkflowService;
+  runs: RunService;
+  bus: RunBus;
+  callbacks: CallbackDeliverer;
   health: HealthService;
   close(): Promise<void>;
 }
@@ -45,19 +56,65 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
   const tokens = new TokenSigner(resolveJwtSecret(config.jwtSecret, config.dataDir), config.jwtTtlSeconds);
   const users = new UserRepository(database.db);
   const apiKeyRepository = new ApiKeyRepository(database.db);
+  const workflowRepository = new WorkflowRepository(database.db);
+  const workflows = new WorkflowService({ workflows: workflowRepository, engine: config.engine });
+  const runRepository = new RunRepository(database.db);
+  const bus = new RunBus();
+  const base = config.callbackRetryBaseMs;
+  const callbacks = new CallbackDeliverer({
+    runs: runRepository,
+    apiKeys: apiKeyRepository,
+    deliveries: new CallbackDeliveryRepository(database.db),
+    allowPrivate: config.callbackAllowPrivate,
+    backoffMs: [base, base * 5, base * 30, base * 120],
+    logger,
+  });
+  const onEnded = (runId: string) => callbacks.deliver(runId);
+  const queue = new EmbeddedQueue(config.workerConcurrency);
+  const executor = new RunExecutor({
+    db: database.db,
+    runs: runRepository,
+    nodeResults: new NodeResultRepository(database.db),
+    engine: config.engine,
+    bus,
+    logger,
+    resolverFor: (ownerId) => workflows.resolverFor({ userId: ownerId, role: "member", via: "session" }),
+    onEnded,
+  });
+  const runs = new RunService({
+    runs: runRepository,
+    workflows: workflowRepository,
+    workflowService: workflows,
+    queue,
+    executor,
+    engine: config.engine,
+    bus,
+    callbackAllowPrivate: config.callbackAllowPrivate,
+    onEnded,
+  });
   return {
     config,
     logger,
     database,
     auth: new AuthService({ users, apiKeys: apiKeyRepository, tokens, allowSignup: config.allowSignup }),
     apiKeys: new ApiKeyService({ apiKeys: apiKeyRepository }),
-    workflows: new WorkflowService({ workflows: new WorkflowRepository(database.db), engine: config.engine }),
+    workflows,
+    runs,
+    bus,
+    callbacks,
     health: new HealthService({
       config,
       dbKind: database.kind,
       version: PRODUCT_VERSION,
       ping: () => pingDatabase(database.db),
     }),
-    close: () => database.close(),
+    close: async () => {
+      runs.stop();
+      await Promise.race([
+        Promise.all([queue.idle(), callbacks.idle()]),
+        new Promise((resolve) => setTimeout(resolve, 5000)),
+      ]);
+      await database.close();
+    },
   };
 }

@@ -9,6 +9,8 @@ export interface Actor {
   role: UserRole;
   /** How the caller proved who they are: a signed-in session (JWT) or an API key. */
   via: "session" | "api_key";
+  /** The key used, when via is "api_key". */
+  apiKeyId?: string;
 }
 
 export function assertOwned<T extends { owner_id: string }>(

@@ -41,6 +41,9 @@ describe("configuration", () => {
       STUDIO_MAX_BODY_BYTES: "65536",
       STUDIO_AUTH_RATE_LIMIT: "5",
       STUDIO_UI_DIR: "/srv/ui",
+      STUDIO_WORKER_CONCURRENCY: "8",
+      STUDIO_CALLBACK_ALLOW_PRIVATE: "1",
+      STUDIO_CALLBACK_RETRY_BASE_MS: "50",
     });
     expect(config).toEqual({
       port: 9000,
@@ -57,6 +60,9 @@ describe("configuration", () => {
       maxBodyBytes: 65536,
       authRateLimitPerMinute: 5,
       uiDir: "/srv/ui",
+      workerConcurrency: 8,
+      callbackAllowPrivate: true,
+      callbackRetryBaseMs: 50,
       engine: expect.any(Object),
     });
   });

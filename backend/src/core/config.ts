@@ -23,6 +23,9 @@ export interface Config {
   maxBodyBytes: number;
   authRateLimitPerMinute: number;
   uiDir: string;
+  workerConcurrency: number;
+  callbackAllowPrivate: boolean;
+  callbackRetryBaseMs: number;
   engine: EngineConfig;
 }
 
@@ -160,6 +163,9 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     maxBodyBytes: integer(env, "STUDIO_MAX_BODY_BYTES", 2 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     authRateLimitPerMinute: integer(env, "STUDIO_AUTH_RATE_LIMIT", 20, 1, 100000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
+    workerConcurrency: integer(env, "STUDIO_WORKER_CONCURRENCY", 4, 1, 256),
+    callbackAllowPrivate: flag(env, "STUDIO_CALLBACK_ALLOW_PRIVATE"),
+    callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),
     engine: engineConfig(env),
   };
 }

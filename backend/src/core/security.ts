@@ -1,5 +1,5 @@
 // Password hashes, session tokens and API key material. Nothing here touches the database.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import argon2 from "argon2";
@@ -85,4 +85,14 @@ export function generateApiKey(): string {
 /** API keys carry 256 random bits, so a fast hash is enough and allows lookup by hash. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
+}
+
+export function generateCallbackSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64url")}`;
+}
+
+/** X-Studio-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">. */
+export function signCallback(secret: string, body: string, unixSeconds: number): string {
+  const mac = createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex");
+  return `t=${unixSeconds},v1=${mac}`;
 }

@@ -22,6 +22,7 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  callback_secret: string | null;
 }
 
 export interface WorkflowsTable {
@@ -47,14 +48,106 @@ export interface WorkflowVersionsTable {
   restored_from: number | null;
 }
 
+export interface RunsTable {
+  id: string;
+  owner_id: string;
+  workflow_id: string | null;
+  workflow_version: number | null;
+  content_hash: string;
+  /** The document the run executes, as JSON text. */
+  document: string;
+  trigger: string;
+  mode: string;
+  status: string;
+  input: string;
+  context: string;
+  state: string | null;
+  output: string | null;
+  error: string | null;
+  waiting: string | null;
+  /** What the worker should do next when the run is queued again: continue or a Human answer. */
+  pending_resume: string | null;
+  expires_at: string | null;
+  metrics: string | null;
+  /** Incremented by every worker that takes the run; writes carrying an older value are refused. */
+  lease_gen: number;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  attempt: number;
+  next_seq: number;
+  idempotency_key: string | null;
+  callback_url: string | null;
+  api_key_id: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+}
+
+export interface RunEventsTable {
+  run_id: string;
+  seq: number;
+  type: string;
+  node_id: string | null;
+  superstep: number | null;
+  ts: string;
+  data: string;
+}
+
+export interface CheckpointsTable {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  checkpoint: string;
+  metadata: string;
+  created_at: string;
+}
+
+export interface CheckpointWritesTable {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  task_id: string;
+  idx: number;
+  channel: string;
+  value: string;
+  task_path: string;
+}
+
+export interface CallbackDeliveriesTable {
+  id: string;
+  run_id: string;
+  url: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  created_at: string;
+}
+
+export interface NodeResultsTable {
+  run_id: string;
+  key: string;
+  result: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   workflows: WorkflowsTable;
   workflow_versions: WorkflowVersionsTable;
+  runs: RunsTable;
+  run_events: RunEventsTable;
+  checkpoints: CheckpointsTable;
+  checkpoint_writes: CheckpointWritesTable;
+  node_results: NodeResultsTable;
+  callback_deliveries: CallbackDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type WorkflowRow = Selectable<WorkflowsTable>;
 export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
+export type RunRow = Selectable<RunsTable>;
+export type RunEventRow = Selectable<RunEventsTable>;

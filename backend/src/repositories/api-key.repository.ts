@@ -8,6 +8,7 @@ export interface NewApiKey {
   name: string;
   prefix: string;
   keyHash: string;
+  callbackSecret: string;
 }
 
 export class ApiKeyRepository {
@@ -27,6 +28,7 @@ export class ApiKeyRepository {
       created_at: nowIso(),
       last_used_at: null,
       revoked_at: null,
+      callback_secret: input.callbackSecret,
     };
     await this.#db.insertInto("api_keys").values(row).execute();
     return row;

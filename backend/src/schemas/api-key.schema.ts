@@ -11,6 +11,8 @@ export const apiKeyView = z.object({
   created_at: z.string(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  /** Signs the callbacks of runs started with this key (X-Studio-Signature). */
+  callback_secret: z.string().nullable(),
 });
 export type ApiKeyView = z.infer<typeof apiKeyView>;
 

@@ -1,6 +1,6 @@
 import { type Actor, assertSession } from "../core/authz.js";
 import { AppError } from "../core/errors.js";
-import { generateApiKey, hashApiKey } from "../core/security.js";
+import { generateApiKey, generateCallbackSecret, hashApiKey } from "../core/security.js";
 import type { ApiKeyRow } from "../models/database.model.js";
 import type { ApiKeyRepository } from "../repositories/api-key.repository.js";
 import type { ApiKeyView, CreateApiKeyBody, CreatedApiKeyView } from "../schemas/api-key.schema.js";
@@ -17,6 +17,7 @@ function toView(row: ApiKeyRow): ApiKeyView {
     created_at: row.created_at,
     last_used_at: row.last_used_at,
     revoked_at: row.revoked_at,
+    callback_secret: row.callback_secret,
   };
 }
 
@@ -36,6 +37,7 @@ export class ApiKeyService {
       name: body.name,
       prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
       keyHash: hashApiKey(key),
+      callbackSecret: generateCallbackSecret(),
     });
     return { ...toView(row), key };
   }

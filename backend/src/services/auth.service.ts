@@ -78,12 +78,20 @@ export class AuthService {
     return { userId: user.id, role: user.role, via: "session" };
   }
 
+  /** Hooks accept API keys only: they are for other systems, not for people's sessions. */
+  async authenticateApiKey(authorization: string | undefined): Promise<Actor> {
+    if (!authorization) throw new AppError("AUTH_REQUIRED");
+    const match = /^Bearer +(\S+)$/i.exec(authorization.trim());
+    if (!match?.[1]?.startsWith(API_KEY_PREFIX)) throw new AppError("AUTH_API_KEY_REQUIRED");
+    return this.#authenticateApiKey(match[1]);
+  }
+
   async #authenticateApiKey(key: string): Promise<Actor> {
     const row = await this.#apiKeys.findActiveByHash(hashApiKey(key));
     const user = row ? await this.#users.findById(row.user_id) : undefined;
     if (!row || !user) throw new AppError("AUTH_INVALID_TOKEN");
     await this.#apiKeys.markUsed(row.id);
-    return { userId: user.id, role: user.role, via: "api_key" };
+    return { userId: user.id, role: user.role, via: "api_key", apiKeyId: row.id };
   }
 
   async #createAndSignIn(body: RegisterBody & { role: NewUser["role"] }, onlyIfNone: boolean): Promise<SessionView> {

@@ -1,16 +1,18 @@
 // Studio events: what a run reports, in order. Every event has the run id, a per-run `seq`, the
 // time, and the node and superstep where they apply.
 
-export type RunStatus =
-  | "queued"
-  | "running"
-  | "waiting"
-  | "paused"
-  | "ok"
-  | "error"
-  | "cancelled"
-  | "timeout"
-  | "expired";
+export const RUN_STATUSES = [
+  "queued",
+  "running",
+  "waiting",
+  "paused",
+  "ok",
+  "error",
+  "cancelled",
+  "timeout",
+  "expired",
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export type StudioEventType =
   | "run_started"

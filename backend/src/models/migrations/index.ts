@@ -1,7 +1,9 @@
 // Migrations in the order they apply. Names are fixed once released: add, never rename.
 import type { Migration } from "kysely/migration";
 import * as initial from "./0001-initial.migration.js";
+import * as runs from "./0002-runs.migration.js";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
+  "0002-runs": runs,
 };

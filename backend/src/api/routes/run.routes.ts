@@ -1,0 +1,202 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { RUN_STATUSES } from "../../engine/runtime/events.js";
+import { dataEnvelope, errorResponse } from "../../schemas/common.schema.js";
+import type { Container } from "../deps.js";
+import { actorOf } from "../request-context.js";
+import { pageResponse } from "./page-response.js";
+
+const security = [{ bearer: [] }];
+const idParams = z.strictObject({ id: z.string().min(1).max(100) });
+const runView = z.record(z.string(), z.unknown());
+const notFound = { 404: errorResponse, 409: errorResponse };
+
+export const runRoutes =
+  (c: Container): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      "/api/runs",
+      {
+        schema: {
+          tags: ["runs"],
+          summary: "Your runs, newest first",
+          security,
+          querystring: z.strictObject({
+            workflow_id: z.string().max(100).optional(),
+            status: z.enum(RUN_STATUSES).optional(),
+            limit: z.coerce.number().int().min(1).max(200).default(50),
+            offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+          }),
+        },
+      },
+      async (request) => {
+        const { workflow_id, status, limit, offset } = request.query;
+        return pageResponse(
+          await c.runs.list(actorOf(request), { workflowId: workflow_id, status }, { limit, offset }),
+        );
+      },
+    );
+
+    app.get(
+      "/api/runs/:id",
+      {
+        schema: {
+          tags: ["runs"],
+          summary: "One run with its state, output, error and metrics",
+          security,
+          params: idParams,
+          response: { 200: dataEnvelope(runView), ...notFound },
+        },
+      },
+      async (request) => ({ data: await c.runs.get(actorOf(request), request.params.id) }),
+    );
+
+    app.get(
+      "/api/runs/:id/events",
+      {
+        schema: {
+          tags: ["runs"],
+          summary: "The run's events after a seq (to catch up after a reconnect)",
+          security,
+          params: idParams,
+          querystring: z.strictObject({
+            after: z.coerce.number().int().min(0).default(0),
+            limit: z.coerce.number().int().min(1).max(1000).default(500),
+          }),
+        },
+      },
+      async (request) => ({
+        data: await c.runs.events(actorOf(request), request.params.id, request.query.after, request.query.limit),
+      }),
+    );
+
+    app.get(
+      "/api/runs/:id/stream",
+      {
+        schema: {
+          tags: ["runs"],
+          summary: "Live events as Server-Sent Events, resuming after a seq (?after= or Last-Event-ID)",
+          security,
+          params: idParams,
+          querystring: z.strictObject({ after: z.coerce.number().int().min(0).optional() }),
+          headers: z.object({ "last-event-id": z.string().regex(/^\d+$/).optional() }),
+        },
+      },
+      async (request, reply) => {
+        const after = request.query.after ?? Number(request.headers["last-event-id"] ?? 0);
+        const actor = actorOf(request);
+        const run = await c.runs.get(actor, request.params.id);
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(200, {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache",
+          connection: "keep-alive",
+          "x-request-id": request.id,
+        });
+        let unsubscribe: (() => void) | null = null;
+        const end = () => {
+          unsubscribe?.();
+          clearInterval(keepAlive);
+          if (!raw.writableEnded) raw.end();
+        };
+        // Comments keep proxies from closing an idle stream.
+        const keepAlive = setInterval(() => raw.write(": keep-alive\n\n"), 15_000);
+        raw.on("close", end);
+        const ending = new Set(["run_finished", "run_waiting", "run_paused"]);
+        unsubscribe = await c.runs.follow(actor, run.id, after, (event) => {
+          raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+          if (ending.has(event.type)) end();
+        });
+        if (raw.writableEnded) unsubscribe();
+        // A run that is not queued or running sends nothing more after the catch-up.
+        const current = await c.runs.get(actor, run.id);
+        if (!["queued", "running"].includes(current.status)) end();
+      },
+    );
+
+    app.post(
+      "/api/runs/:id/resume",
+      {
+        schema: {
+          tags: ["runs"],
+          summary: "Answer a waiting run's Human form",
+          security,
+          params: idParams,
+          body: z.strictObject({ input: z.record(z.string(), z.unknown()) }),
+          response: { 200: dataEnvelope(runView), 422: errorResponse, ...notFound },
+        },
+      },
+      async (request) => ({ data: await c.runs.resume(actorOf(request), request.params.id, request.body.input) }),
+    );
+
+    app.post(
+      "/api/runs/:id/continue",
+      {
+        schema: {
+          tags: ["runs"],
+          summary: "Run the next superstep of a paused run",
+          security,
+          params: idParams,
+          response: { 200: dataEnvelope(runView), ...notFound },
+        },
+      },
+      async (request) => ({ data: await c.runs.continue(actorOf(request), request.params.id) }),
+    );
+
+    app.post(
+      "/api/runs/:id/cancel",
+      {
+        schema: {
+          tags: ["runs"],
+          summary: "Cancel a run that has not ended",
+          security,
+          params: idParams,
+          response: { 200: dataEnvelope(runView), ...notFound },
+        },
+      },
+      async (request) => ({ data: await c.runs.cancel(actorOf(request), request.params.id) }),
+    );
+  };
+
+/** Run triggers for other systems: an API key, not a session, and an optional Idempotency-Key. */
+export const hookRoutes =
+  (c: Container): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      "/api/hooks/workflows/:wid/runs",
+      {
+        schema: {
+          tags: ["hooks"],
+          summary:
+            "Start a run of a saved workflow (202); a retried request with the same Idempotency-Key returns the same run",
+          security,
+          params: z.strictObject({ wid: z.string().min(1).max(100) }),
+          headers: z.object({ "idempotency-key": z.string().min(1).max(200).optional() }),
+          body: z
+            .strictObject({
+              input: z.record(z.string(), z.unknown()).optional(),
+              context: z.record(z.string(), z.unknown()).optional(),
+              version: z.number().int().min(1).optional(),
+              mode: z.enum(["full", "step"]).optional(),
+              callback_url: z.string().max(2000).optional(),
+            })
+            .default({}),
+          response: {
+            202: dataEnvelope(z.object({ run_id: z.string(), status: z.string() })),
+            422: errorResponse,
+            404: errorResponse,
+          },
+        },
+      },
+      async (request, reply) => {
+        const actor = await c.auth.authenticateApiKey(request.headers.authorization);
+        const { run } = await c.runs.trigger(actor, request.params.wid, request.body, {
+          trigger: "api",
+          idempotencyKey: request.headers["idempotency-key"],
+          apiKeyId: actor.apiKeyId,
+        });
+        return reply.code(202).send({ data: { run_id: run.id, status: run.status } });
+      },
+    );
+  };

@@ -1,0 +1,123 @@
+// WebSocket /ws/run: the editor's run channel. The client signs in with its first message (or
+// ?token=), then starts runs of a saved workflow or an unsaved document, continues, resumes and
+// cancels them, and receives their events on the same socket.
+import type { FastifyInstance } from "fastify";
+import type { WebSocket } from "ws";
+import { z } from "zod";
+import type { Actor } from "../../core/authz.js";
+import { AppError } from "../../core/errors.js";
+import type { Container } from "../deps.js";
+import { toAppError } from "../error-handlers.js";
+
+const runRequest = {
+  input: z.record(z.string(), z.unknown()).optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+  mode: z.enum(["full", "step"]).optional(),
+};
+const runId = z.string().min(1).max(100);
+const clientMessage = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("auth"), token: z.string().min(1).max(4000) }),
+  z.strictObject({
+    type: z.literal("start"),
+    workflow_id: runId,
+    version: z.number().int().min(1).optional(),
+    ...runRequest,
+  }),
+  z.strictObject({ type: z.literal("start_document"), document: z.unknown(), ...runRequest }),
+  z.strictObject({ type: z.literal("continue"), run_id: runId }),
+  z.strictObject({ type: z.literal("resume"), run_id: runId, input: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ type: z.literal("cancel"), run_id: runId }),
+  z.strictObject({ type: z.literal("follow"), run_id: runId, after: z.number().int().min(0).default(0) }),
+]);
+type ClientMessage = z.infer<typeof clientMessage>;
+
+function send(socket: WebSocket, message: object): void {
+  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function sendError(socket: WebSocket, error: unknown, ref?: string): void {
+  const { code, message, details } = toAppError(error);
+  send(socket, { type: "error", ...(ref ? { run_id: ref } : {}), error: { code, message, details } });
+}
+
+function parseMessage(raw: unknown): ClientMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(String(raw));
+  } catch {
+    throw new AppError("INVALID_JSON");
+  }
+  const parsed = clientMessage.safeParse(json);
+  if (!parsed.success) {
+    throw new AppError(
+      "VALIDATION_FAILED",
+      parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    );
+  }
+  return parsed.data;
+}
+
+export async function registerRunSocket(app: FastifyInstance, c: Container): Promise<void> {
+  app.get("/ws/run", { websocket: true, schema: { hide: true } }, (socket, request) => {
+    let actor: Actor | null = null;
+    const subscriptions = new Map<string, () => void>();
+    const follow = async (who: Actor, id: string, after: number) => {
+      if (subscriptions.has(id)) return;
+      subscriptions.set(id, await c.runs.follow(who, id, after, (event) => send(socket, { type: "event", event })));
+    };
+    const signIn = async (token: string) => {
+      actor = await c.auth.authenticate(`Bearer ${token}`);
+      send(socket, { type: "ready" });
+    };
+    const token = new URL(request.url, "http://socket").searchParams.get("token");
+    const ready = token
+      ? signIn(token).catch((error: unknown) => {
+          sendError(socket, error);
+          socket.close(4401, "unauthorized");
+        })
+      : Promise.resolve();
+
+    socket.on("message", async (raw) => {
+      await ready;
+      let message: ClientMessage | null = null;
+      try {
+        message = parseMessage(raw);
+        if (message.type === "auth") return await signIn(message.token);
+        if (!actor) throw new AppError("AUTH_REQUIRED");
+        const who: Actor = actor;
+        switch (message.type) {
+          case "start":
+          case "start_document": {
+            const source =
+              message.type === "start"
+                ? { workflowId: message.workflow_id, version: message.version }
+                : { document: message.document };
+            const run = await c.runs.startInProcess(who, source, {
+              input: message.input,
+              context: message.context,
+              mode: message.mode,
+            });
+            send(socket, { type: "started", run_id: run.id });
+            return await follow(who, run.id, 0);
+          }
+          case "follow":
+            return await follow(who, message.run_id, message.after);
+          case "continue":
+            await c.runs.continue(who, message.run_id);
+            return await follow(who, message.run_id, 0);
+          case "resume":
+            await c.runs.resume(who, message.run_id, message.input);
+            return await follow(who, message.run_id, 0);
+          case "cancel":
+            await c.runs.cancel(who, message.run_id);
+            return;
+        }
+      } catch (error) {
+        sendError(socket, error, message && "run_id" in message ? message.run_id : undefined);
+      }
+    });
+    socket.on("close", () => {
+      for (const unsubscribe of subscriptions.values()) unsubscribe();
+    });
+  });
+}

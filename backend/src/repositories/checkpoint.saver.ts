@@ -1,0 +1,345 @@
+// LangGraph checkpoints in the studio database (tables `checkpoints` and `checkpoint_writes`),
+// the same queries on SQLite and PostgreSQL. Values are JSON text written by PlainJsonSerde, so
+// user data never comes back as LangChain objects.
+//
+// Each write is one short transaction. With a `fence`, every write to the run's thread first
+// touches the run row with the lease generation it was started under (in PostgreSQL the UPDATE
+// takes the row lock, so a takeover that increments lease_gen is serialised with it) and writes
+// nothing when another worker has taken the run since.
+//
+// Whole checkpoints are stored, channel values included (as MemorySaver and the SQLite saver do):
+// `newVersions` is not used to store only changed channels.
+// Checkpoint ids are compared in JavaScript by code point, never by the database collation, which
+// in PostgreSQL depends on the locale the cluster was created with.
+import { isDeepStrictEqual } from "node:util";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  compareWritesSortKeys,
+  getCheckpointId,
+  maxChannelVersion,
+  type PendingWrite,
+  type SerializerProtocol,
+  TASKS,
+  WRITES_IDX_MAP,
+  writesSortKey,
+} from "@langchain/langgraph-checkpoint";
+import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
+import { AppError } from "../core/errors.js";
+import type { CheckpointsTable, CheckpointWritesTable, Database } from "../models/database.model.js";
+import { nowIso } from "./clock.js";
+import { PlainJsonSerde } from "./plain-json.serde.js";
+
+/** The run and lease generation a worker writes under. */
+export interface CheckpointFence {
+  runId: string;
+  leaseGen: number;
+}
+
+export interface DatabaseCheckpointSaverOptions {
+  /** Must produce "json" values (text); PlainJsonSerde by default. */
+  serde?: SerializerProtocol;
+  /** When set, writes to the thread `runId` require `runs.lease_gen` to still equal `leaseGen`. */
+  fence?: CheckpointFence;
+}
+
+type CheckpointRow = Selectable<CheckpointsTable>;
+type WriteRow = Insertable<CheckpointWritesTable>;
+type ListedRow = Omit<CheckpointRow, "checkpoint" | "created_at">;
+
+const CHECKPOINT_KEY = ["thread_id", "checkpoint_ns", "checkpoint_id"] as const;
+const WRITE_KEY = ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"] as const;
+const decoder = new TextDecoder();
+
+/** Code-point order (the order of PostgreSQL's "C" collation and SQLite's BINARY). */
+function compareText(a: string, b: string): number {
+  return compareWritesSortKeys([a, "", 0], [b, "", 0]);
+}
+
+function threadIdOf(config: RunnableConfig): string | undefined {
+  const value: unknown = config.configurable?.thread_id;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  throw new Error("The configurable thread_id must be a string.");
+}
+
+function namespaceOf(config: RunnableConfig): string {
+  const value: unknown = config.configurable?.checkpoint_ns;
+  if (value === undefined || value === null) return "";
+  if (typeof value !== "string") throw new Error("The configurable checkpoint_ns must be a string.");
+  return value;
+}
+
+/** The stored index of a write: its position, or the fixed negative index of a special channel. */
+function writeIndex(channel: string, position: number): number {
+  return Object.hasOwn(WRITES_IDX_MAP, channel) ? (WRITES_IDX_MAP[channel] as number) : position;
+}
+
+function matchesFilter(metadata: unknown, filter: Record<string, unknown>): boolean {
+  const record = metadata !== null && typeof metadata === "object" ? (metadata as Record<string, unknown>) : {};
+  return Object.entries(filter).every(([key, expected]) =>
+    isDeepStrictEqual(Object.hasOwn(record, key) ? record[key] : undefined, expected),
+  );
+}
+
+export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
+  readonly #db: Kysely<Database>;
+  readonly #fence: CheckpointFence | undefined;
+
+  constructor(db: Kysely<Database>, options: DatabaseCheckpointSaverOptions = {}) {
+    super(options.serde ?? new PlainJsonSerde());
+    this.#db = db;
+    this.#fence = options.fence;
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) return undefined;
+    const namespace = namespaceOf(config);
+    let checkpointId: string | undefined = getCheckpointId(config) || undefined;
+    if (checkpointId === undefined) {
+      const ids = await this.#db
+        .selectFrom("checkpoints")
+        .select("checkpoint_id")
+        .where("thread_id", "=", threadId)
+        .where("checkpoint_ns", "=", namespace)
+        .execute();
+      for (const { checkpoint_id } of ids) {
+        if (checkpointId === undefined || compareText(checkpoint_id, checkpointId) > 0) checkpointId = checkpoint_id;
+      }
+      if (checkpointId === undefined) return undefined;
+    }
+    const row = await this.#db
+      .selectFrom("checkpoints")
+      .selectAll()
+      .where("thread_id", "=", threadId)
+      .where("checkpoint_ns", "=", namespace)
+      .where("checkpoint_id", "=", checkpointId)
+      .executeTakeFirst();
+    return row ? this.#tuple(row, await this.#load(row.metadata)) : undefined;
+  }
+
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const { before, limit, filter } = options;
+    const threadId = threadIdOf(config);
+    const namespace: unknown = config.configurable?.checkpoint_ns;
+    const checkpointId: unknown = config.configurable?.checkpoint_id;
+    let query = this.#db
+      .selectFrom("checkpoints")
+      .select(["thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "metadata"]);
+    if (threadId !== undefined) query = query.where("thread_id", "=", threadId);
+    if (typeof namespace === "string") query = query.where("checkpoint_ns", "=", namespace);
+    if (typeof checkpointId === "string" && checkpointId !== "")
+      query = query.where("checkpoint_id", "=", checkpointId);
+    const rows: ListedRow[] = await query.execute();
+    // Newest first (checkpoint ids are time-ordered uuid6), then by thread and namespace.
+    rows.sort(
+      (a, b) =>
+        compareText(b.checkpoint_id, a.checkpoint_id) ||
+        compareText(a.thread_id, b.thread_id) ||
+        compareText(a.checkpoint_ns, b.checkpoint_ns),
+    );
+    const beforeId: unknown = before?.configurable?.checkpoint_id;
+    let remaining = limit;
+    for (const row of rows) {
+      if (typeof beforeId === "string" && beforeId !== "" && compareText(row.checkpoint_id, beforeId) >= 0) continue;
+      const metadata = await this.#load(row.metadata);
+      // Filters are matched here, on the decoded metadata: keys never reach the SQL text.
+      if (filter && !matchesFilter(metadata, filter)) continue;
+      if (remaining !== undefined) {
+        if (remaining <= 0) break;
+        remaining -= 1;
+      }
+      const stored = await this.#db
+        .selectFrom("checkpoints")
+        .select(["checkpoint", "created_at"])
+        .where("thread_id", "=", row.thread_id)
+        .where("checkpoint_ns", "=", row.checkpoint_ns)
+        .where("checkpoint_id", "=", row.checkpoint_id)
+        .executeTakeFirst();
+      if (!stored) continue; // deleted since the listing query
+      yield await this.#tuple({ ...row, ...stored }, metadata);
+    }
+  }
+
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    _newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) {
+      throw new Error("Cannot store a checkpoint: the config has no configurable.thread_id.");
+    }
+    const namespace = namespaceOf(config);
+    const parentId: unknown = config.configurable?.checkpoint_id;
+    const [checkpointText, metadataText] = await Promise.all([this.#dump(checkpoint), this.#dump(metadata)]);
+    const values = {
+      thread_id: threadId,
+      checkpoint_ns: namespace,
+      checkpoint_id: checkpoint.id,
+      parent_checkpoint_id: typeof parentId === "string" && parentId !== "" ? parentId : null,
+      checkpoint: checkpointText,
+      metadata: metadataText,
+      created_at: nowIso(),
+    };
+    await this.#write(threadId, async (tx) => {
+      await tx
+        .insertInto("checkpoints")
+        .values(values)
+        .onConflict((oc) =>
+          oc.columns(CHECKPOINT_KEY).doUpdateSet({
+            parent_checkpoint_id: values.parent_checkpoint_id,
+            checkpoint: values.checkpoint,
+            metadata: values.metadata,
+          }),
+        )
+        .execute();
+    });
+    return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * Writes of one task against a checkpoint (which need not be stored yet). As in MemorySaver:
+   * a regular write never replaces one already stored under its (task, index), a special one
+   * (error, scheduled, interrupt, resume: negative indexes) always does.
+   */
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) throw new Error("Cannot store writes: the config has no configurable.thread_id.");
+    const checkpointId: unknown = config.configurable?.checkpoint_id;
+    if (typeof checkpointId !== "string" || checkpointId === "") {
+      throw new Error("Cannot store writes: the config has no configurable.checkpoint_id.");
+    }
+    const namespace = namespaceOf(config);
+    const rows: WriteRow[] = await Promise.all(
+      writes.map(async ([channel, value], position) => ({
+        thread_id: threadId,
+        checkpoint_ns: namespace,
+        checkpoint_id: checkpointId,
+        task_id: taskId,
+        idx: writeIndex(channel, position),
+        channel,
+        value: await this.#dump(value),
+        task_path: taskPath ?? "",
+      })),
+    );
+    if (rows.length === 0) return;
+    const regular = rows.filter((row) => row.idx >= 0);
+    // The last of several writes to one special channel wins (one statement cannot update a row twice).
+    const special = [...new Map(rows.filter((row) => row.idx < 0).map((row) => [row.idx, row])).values()];
+    await this.#write(threadId, async (tx) => {
+      if (regular.length > 0) {
+        await tx
+          .insertInto("checkpoint_writes")
+          .values(regular)
+          .onConflict((oc) => oc.columns(WRITE_KEY).doNothing())
+          .execute();
+      }
+      if (special.length > 0) {
+        await tx
+          .insertInto("checkpoint_writes")
+          .values(special)
+          .onConflict((oc) =>
+            oc.columns(WRITE_KEY).doUpdateSet((eb) => ({
+              channel: eb.ref("excluded.channel"),
+              value: eb.ref("excluded.value"),
+              task_path: eb.ref("excluded.task_path"),
+            })),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.#write(threadId, async (tx) => {
+      await tx.deleteFrom("checkpoint_writes").where("thread_id", "=", threadId).execute();
+      await tx.deleteFrom("checkpoints").where("thread_id", "=", threadId).execute();
+    });
+  }
+
+  /** One transaction: the lease check when the thread is the fenced run's, then the write. */
+  async #write(threadId: string, write: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
+    const fence = this.#fence;
+    await this.#db.transaction().execute(async (tx) => {
+      if (fence && fence.runId === threadId) {
+        const result = await tx
+          .updateTable("runs")
+          .set({ updated_at: nowIso() })
+          .where("id", "=", fence.runId)
+          .where("lease_gen", "=", fence.leaseGen)
+          .executeTakeFirst();
+        if (result.numUpdatedRows === 0n) {
+          throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
+        }
+      }
+      await write(tx);
+    });
+  }
+
+  async #tuple(row: CheckpointRow, metadata: unknown): Promise<CheckpointTuple> {
+    const { thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id } = row;
+    const checkpoint = (await this.#load(row.checkpoint)) as Checkpoint;
+    if (checkpoint.v < 4 && parent_checkpoint_id !== null) {
+      await this.#migratePendingSends(checkpoint, thread_id, checkpoint_ns, parent_checkpoint_id);
+    }
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id, checkpoint_ns, checkpoint_id } },
+      checkpoint,
+      metadata: metadata as CheckpointMetadata,
+      pendingWrites: await this.#pendingWrites(thread_id, checkpoint_ns, checkpoint_id),
+    };
+    if (parent_checkpoint_id !== null) {
+      tuple.parentConfig = { configurable: { thread_id, checkpoint_ns, checkpoint_id: parent_checkpoint_id } };
+    }
+    return tuple;
+  }
+
+  /** The writes stored against a checkpoint, in `writesSortKey` order (task path, task id, index). */
+  async #pendingWrites(threadId: string, namespace: string, checkpointId: string): Promise<CheckpointPendingWrite[]> {
+    const rows = await this.#db
+      .selectFrom("checkpoint_writes")
+      .select(["task_id", "idx", "channel", "value", "task_path"])
+      .where("thread_id", "=", threadId)
+      .where("checkpoint_ns", "=", namespace)
+      .where("checkpoint_id", "=", checkpointId)
+      .execute();
+    rows.sort((a, b) =>
+      compareWritesSortKeys(writesSortKey(a.task_path, a.task_id, a.idx), writesSortKey(b.task_path, b.task_id, b.idx)),
+    );
+    return Promise.all(
+      rows.map(async (row): Promise<CheckpointPendingWrite> => [row.task_id, row.channel, await this.#load(row.value)]),
+    );
+  }
+
+  /** Checkpoints before format 4 kept pending sends in the parent's writes (as MemorySaver migrates them). */
+  async #migratePendingSends(checkpoint: Checkpoint, threadId: string, namespace: string, parentId: string) {
+    const parentWrites = await this.#pendingWrites(threadId, namespace, parentId);
+    const sends = parentWrites.filter(([, channel]) => channel === TASKS).map(([, , value]) => value);
+    checkpoint.channel_values ??= {};
+    checkpoint.channel_values[TASKS] = sends;
+    checkpoint.channel_versions ??= {};
+    const versions = Object.values(checkpoint.channel_versions);
+    checkpoint.channel_versions[TASKS] =
+      versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+  }
+
+  async #dump(value: unknown): Promise<string> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    if (type !== "json") throw new Error(`The checkpoint serializer must write "json" values, not "${type}".`);
+    return decoder.decode(bytes);
+  }
+
+  #load(text: string): Promise<unknown> {
+    return this.serde.loadsTyped("json", text);
+  }
+}

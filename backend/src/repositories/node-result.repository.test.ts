@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { NodeResultRepository } from "./node-result.repository.js";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+
+afterAll(async () => {
+  await database.drop();
+});
+
+describe("NodeResultRepository", () => {
+  it("stores results by key per run, keeps the first, and forgets a run", async () => {
+    const repository = new NodeResultRepository(database.db);
+    const ledger = repository.ledgerFor("run-1");
+    const other = repository.ledgerFor("run-2");
+
+    expect(await ledger.get("llm:n1:0")).toBeUndefined();
+    const update = { answer: "hi", nested: { lc: 1, type: "constructor", id: ["x"], kwargs: {} } };
+    await ledger.put("llm:n1:0", { update });
+    await ledger.put("llm:n1:0", { update: { answer: "second" } });
+    const stored = await ledger.get("llm:n1:0");
+    expect(stored).toStrictEqual({ update });
+    expect(Object.getPrototypeOf(stored?.update.nested)).toBe(Object.prototype);
+
+    expect(await other.get("llm:n1:0")).toBeUndefined();
+    await other.put("llm:n1:0", { update: { answer: "other" } });
+
+    await repository.deleteRun("run-1");
+    expect(await ledger.get("llm:n1:0")).toBeUndefined();
+    expect(await other.get("llm:n1:0")).toStrictEqual({ update: { answer: "other" } });
+  });
+});

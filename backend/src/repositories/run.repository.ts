@@ -1,0 +1,271 @@
+// Runs and their events. Every write a worker makes is fenced by the run's lease_gen: once another
+// worker has taken the run (lease_gen + 1), the old holder's writes change nothing.
+import { randomUUID } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Database, RunEventRow, RunRow } from "../models/database.model.js";
+import { nowIso } from "./clock.js";
+import { isUniqueViolation } from "./database-errors.js";
+
+export interface NewRun {
+  ownerId: string;
+  workflowId: string | null;
+  workflowVersion: number | null;
+  contentHash: string;
+  document: string;
+  trigger: string;
+  mode: string;
+  input: string;
+  context: string;
+  idempotencyKey: string | null;
+  callbackUrl: string | null;
+  apiKeyId: string | null;
+}
+
+export interface RunEventInput {
+  seq: number;
+  type: string;
+  node_id: string | null;
+  superstep: number | null;
+  ts: string;
+  data: string;
+}
+
+export interface RunEnding {
+  status: string;
+  state: string | null;
+  output: string | null;
+  error: string | null;
+  waiting: string | null;
+  expiresAt: string | null;
+  metrics: string | null;
+  finished: boolean;
+}
+
+export interface RunFilter {
+  workflowId?: string;
+  status?: string;
+}
+
+const ACTIVE = ["queued", "running"];
+
+export class RunRepository {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /** Inserts a queued run; with an idempotency key already used, returns the earlier run instead. */
+  async create(input: NewRun): Promise<{ run: RunRow; created: boolean }> {
+    const now = nowIso();
+    const row: RunRow = {
+      id: randomUUID(),
+      owner_id: input.ownerId,
+      workflow_id: input.workflowId,
+      workflow_version: input.workflowVersion,
+      content_hash: input.contentHash,
+      document: input.document,
+      trigger: input.trigger,
+      mode: input.mode,
+      status: "queued",
+      input: input.input,
+      context: input.context,
+      state: null,
+      output: null,
+      error: null,
+      waiting: null,
+      pending_resume: null,
+      expires_at: null,
+      metrics: null,
+      lease_gen: 0,
+      lease_owner: null,
+      lease_expires_at: null,
+      attempt: 0,
+      next_seq: 1,
+      idempotency_key: input.idempotencyKey,
+      callback_url: input.callbackUrl,
+      api_key_id: input.apiKeyId,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      updated_at: now,
+    };
+    try {
+      await this.#db.insertInto("runs").values(row).execute();
+      return { run: row, created: true };
+    } catch (error) {
+      if (!isUniqueViolation(error) || input.idempotencyKey === null) throw error;
+      const existing = await this.#db
+        .selectFrom("runs")
+        .selectAll()
+        .where("owner_id", "=", input.ownerId)
+        .where("workflow_id", "=", input.workflowId)
+        .where("idempotency_key", "=", input.idempotencyKey)
+        .executeTakeFirstOrThrow();
+      return { run: existing, created: false };
+    }
+  }
+
+  findById(id: string): Promise<RunRow | undefined> {
+    return this.#db.selectFrom("runs").selectAll().where("id", "=", id).executeTakeFirst();
+  }
+
+  list(ownerId: string, filter: RunFilter, limit: number, offset: number) {
+    let query = this.#db
+      .selectFrom("runs")
+      .select([
+        "id",
+        "workflow_id",
+        "workflow_version",
+        "trigger",
+        "mode",
+        "status",
+        "error",
+        "metrics",
+        "created_at",
+        "started_at",
+        "finished_at",
+      ])
+      .where("owner_id", "=", ownerId);
+    if (filter.workflowId) query = query.where("workflow_id", "=", filter.workflowId);
+    if (filter.status) query = query.where("status", "=", filter.status);
+    return query.orderBy("created_at", "desc").orderBy("id").limit(limit).offset(offset).execute();
+  }
+
+  /** Takes a queued or running run for a worker: lease_gen + 1 fences off any earlier holder. */
+  async lease(id: string, owner: string, ttlMs: number): Promise<RunRow | undefined> {
+    const now = new Date();
+    return this.#db
+      .updateTable("runs")
+      .set((eb) => ({
+        lease_gen: eb("lease_gen", "+", 1),
+        attempt: eb("attempt", "+", 1),
+        lease_owner: owner,
+        lease_expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+        status: "running",
+        started_at: eb.fn.coalesce("started_at", eb.val(now.toISOString())),
+        updated_at: now.toISOString(),
+      }))
+      .where("id", "=", id)
+      .where("status", "in", ACTIVE)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Appends events while the lease holds; false when the lease is gone (nothing written). */
+  async appendEvents(id: string, leaseGen: number, events: RunEventInput[]): Promise<boolean> {
+    if (events.length === 0) return true;
+    return this.#db.transaction().execute(async (tx) => {
+      const last = events[events.length - 1] as RunEventInput;
+      const fenced = await tx
+        .updateTable("runs")
+        .set({ next_seq: last.seq + 1, updated_at: nowIso() })
+        .where("id", "=", id)
+        .where("lease_gen", "=", leaseGen)
+        .executeTakeFirst();
+      if (Number(fenced.numUpdatedRows) !== 1) return false;
+      await tx
+        .insertInto("run_events")
+        .values(events.map((e) => ({ run_id: id, ...e })))
+        .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing())
+        .execute();
+      return true;
+    });
+  }
+
+  /** Records how a worker's turn ended, while the lease holds; false when the lease is gone. */
+  async end(id: string, leaseGen: number, ending: RunEnding): Promise<boolean> {
+    const now = nowIso();
+    const result = await this.#db
+      .updateTable("runs")
+      .set({
+        status: ending.status,
+        state: ending.state,
+        output: ending.output,
+        error: ending.error,
+        waiting: ending.waiting,
+        expires_at: ending.expiresAt,
+        metrics: ending.metrics,
+        pending_resume: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        finished_at: ending.finished ? now : null,
+        updated_at: now,
+      })
+      .where("id", "=", id)
+      .where("lease_gen", "=", leaseGen)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Moves a run from one status to another only if it is still in `from`; used for resume,
+   * continue, cancel and expiry. Bumps lease_gen so that no worker still holding it can write.
+   */
+  async transition(
+    id: string,
+    from: string[],
+    to: string,
+    changes: { pendingResume?: string | null; error?: string | null } = {},
+  ) {
+    const now = nowIso();
+    const terminal = ["ok", "error", "cancelled", "timeout", "expired"].includes(to);
+    return this.#db
+      .updateTable("runs")
+      .set((eb) => ({
+        status: to,
+        lease_gen: eb("lease_gen", "+", 1),
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: now,
+        ...(changes.pendingResume !== undefined ? { pending_resume: changes.pendingResume } : {}),
+        ...(changes.error !== undefined ? { error: changes.error } : {}),
+        ...(terminal ? { finished_at: now, waiting: null, expires_at: null } : {}),
+      }))
+      .where("id", "=", id)
+      .where("status", "in", from)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Appends one event outside any lease (service-side events such as cancel or expiry). */
+  async appendServiceEvent(id: string, event: Omit<RunEventInput, "seq">): Promise<RunEventRow> {
+    return this.#db.transaction().execute(async (tx) => {
+      const run = await tx
+        .updateTable("runs")
+        .set((eb) => ({ next_seq: eb("next_seq", "+", 1) }))
+        .where("id", "=", id)
+        .returning(["next_seq"])
+        .executeTakeFirstOrThrow();
+      const row: RunEventRow = { run_id: id, seq: run.next_seq - 1, ...event };
+      await tx.insertInto("run_events").values(row).execute();
+      return row;
+    });
+  }
+
+  listEvents(id: string, afterSeq: number, limit: number): Promise<RunEventRow[]> {
+    return this.#db
+      .selectFrom("run_events")
+      .selectAll()
+      .where("run_id", "=", id)
+      .where("seq", ">", afterSeq)
+      .orderBy("seq")
+      .limit(limit)
+      .execute();
+  }
+
+  /** Runs left queued or running, e.g. by a crash: the server queues them again at start. */
+  findUnfinished(): Promise<Pick<RunRow, "id">[]> {
+    return this.#db.selectFrom("runs").select("id").where("status", "in", ACTIVE).orderBy("created_at").execute();
+  }
+
+  findOverdueWaits(now: string): Promise<Pick<RunRow, "id">[]> {
+    return this.#db
+      .selectFrom("runs")
+      .select("id")
+      .where("status", "=", "waiting")
+      .where("expires_at", "is not", null)
+      .where("expires_at", "<", now)
+      .execute();
+  }
+}

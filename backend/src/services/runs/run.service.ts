@@ -1,0 +1,347 @@
+// The run lifecycle: trigger, read, resume, continue, cancel. Runs go through the queue to the
+// executor; the service only records intentions and checks them against the run's status.
+import type { Actor } from "../../core/authz.js";
+import { contentHash } from "../../core/canonical-json.js";
+import type { EngineConfig } from "../../core/config.js";
+import { AppError } from "../../core/errors.js";
+import { checkHumanInput, type HumanRequest } from "../../engine/nodes/human.node.js";
+import type { StudioEvent } from "../../engine/runtime/events.js";
+import { checkRunInput } from "../../engine/runtime/run-input.js";
+import { prepareWorkflow } from "../../engine/runtime/runtime.js";
+import type { RunRow } from "../../models/database.model.js";
+import type { RunFilter, RunRepository } from "../../repositories/run.repository.js";
+import type { WorkflowRepository } from "../../repositories/workflow.repository.js";
+import type { PaginationQuery } from "../../schemas/common.schema.js";
+import { type Page, toPage } from "../page.js";
+import type { WorkflowService } from "../workflow.service.js";
+import { checkCallbackUrl } from "./callback-target.js";
+import type { EmbeddedQueue } from "./embedded-queue.js";
+import type { RunBus } from "./run-bus.js";
+import type { RunExecutor } from "./run-executor.js";
+
+export type StudioEventView = StudioEvent;
+
+export interface TriggerRequest {
+  input?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  version?: number;
+  mode?: "full" | "step";
+  callback_url?: string;
+}
+
+function parse(text: string | null): unknown {
+  return text === null ? null : JSON.parse(text);
+}
+
+export function toRunView(row: RunRow) {
+  return {
+    id: row.id,
+    workflow_id: row.workflow_id,
+    workflow_version: row.workflow_version,
+    content_hash: row.content_hash,
+    trigger: row.trigger,
+    mode: row.mode,
+    status: row.status,
+    input: parse(row.input),
+    state: parse(row.state),
+    output: parse(row.output),
+    error: parse(row.error),
+    waiting: parse(row.waiting),
+    metrics: parse(row.metrics),
+    attempt: row.attempt,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+  };
+}
+export type RunView = ReturnType<typeof toRunView>;
+
+export class RunService {
+  readonly #runs: RunRepository;
+  readonly #workflows: WorkflowRepository;
+  readonly #workflowService: WorkflowService;
+  readonly #queue: EmbeddedQueue;
+  readonly #executor: RunExecutor;
+  readonly #engine: EngineConfig;
+  readonly #bus: RunBus;
+  readonly #callbackAllowPrivate: boolean;
+  readonly #onEnded: (runId: string) => void;
+  #sweeper: NodeJS.Timeout | null = null;
+
+  constructor(deps: {
+    runs: RunRepository;
+    workflows: WorkflowRepository;
+    workflowService: WorkflowService;
+    queue: EmbeddedQueue;
+    executor: RunExecutor;
+    engine: EngineConfig;
+    bus: RunBus;
+    callbackAllowPrivate: boolean;
+    onEnded(runId: string): void;
+  }) {
+    this.#bus = deps.bus;
+    this.#callbackAllowPrivate = deps.callbackAllowPrivate;
+    this.#onEnded = deps.onEnded;
+    this.#runs = deps.runs;
+    this.#workflows = deps.workflows;
+    this.#workflowService = deps.workflowService;
+    this.#queue = deps.queue;
+    this.#executor = deps.executor;
+    this.#engine = deps.engine;
+  }
+
+  /**
+   * Starts the worker loop and the sweeper, and queues the runs a crash left queued or running:
+   * they continue from their last checkpoint.
+   */
+  async start(sweepEveryMs = 30_000): Promise<number> {
+    this.#queue.start((runId) => this.#executor.execute(runId));
+    this.#sweeper = setInterval(() => void this.sweep().catch(() => {}), sweepEveryMs);
+    this.#sweeper.unref();
+    const unfinished = await this.#runs.findUnfinished();
+    for (const run of unfinished) this.#queue.enqueue(run.id);
+    return unfinished.length;
+  }
+
+  /** A run of a saved workflow (its current version, or a pinned one), queued for the worker. */
+  async trigger(
+    actor: Actor,
+    workflowId: string,
+    request: TriggerRequest,
+    meta: { trigger: string; idempotencyKey?: string; apiKeyId?: string; direct?: boolean },
+  ): Promise<{ run: RunView; created: boolean }> {
+    const workflow = await this.#workflows.findById(workflowId);
+    if (!workflow || workflow.owner_id !== actor.userId) throw new AppError("WORKFLOW_NOT_FOUND");
+    const version = request.version ?? workflow.version;
+    const saved = await this.#workflows.findVersion(workflowId, version);
+    if (!saved) throw new AppError("VERSION_NOT_FOUND");
+    const document = JSON.parse(saved.document) as unknown;
+    const validated = await prepareWorkflow(document, {
+      engine: this.#engine,
+      resolveWorkflow: this.#workflowService.resolverFor(actor),
+      workflowId,
+    });
+    const input = checkRunInput(validated, request.input ?? {});
+    if (request.callback_url) await checkCallbackUrl(request.callback_url, this.#callbackAllowPrivate);
+    const { run, created } = await this.#runs.create({
+      ownerId: actor.userId,
+      workflowId,
+      workflowVersion: version,
+      contentHash: contentHash(document),
+      document: saved.document,
+      trigger: meta.trigger,
+      mode: request.mode ?? "full",
+      input: JSON.stringify(input),
+      context: JSON.stringify(request.context ?? {}),
+      idempotencyKey: meta.idempotencyKey ?? null,
+      callbackUrl: request.callback_url ?? null,
+      apiKeyId: meta.apiKeyId ?? null,
+    });
+    if (created && !meta.direct) this.#queue.enqueue(run.id);
+    return { run: toRunView(run), created };
+  }
+
+  /**
+   * An editor run of a saved workflow or of an unsaved document, executed right here (the
+   * process holding the editor's socket) rather than queued.
+   */
+  async startInProcess(
+    actor: Actor,
+    source: { workflowId: string; version?: number } | { document: unknown },
+    request: TriggerRequest,
+  ): Promise<RunView> {
+    const run =
+      "workflowId" in source
+        ? (
+            await this.trigger(
+              actor,
+              source.workflowId,
+              { ...request, version: source.version },
+              { trigger: "editor", direct: true },
+            )
+          ).run
+        : await this.#createForDocument(actor, source.document, request);
+    void this.#executor.execute(run.id);
+    return run;
+  }
+
+  async #createForDocument(actor: Actor, document: unknown, request: TriggerRequest): Promise<RunView> {
+    const validated = await prepareWorkflow(document, {
+      engine: this.#engine,
+      resolveWorkflow: this.#workflowService.resolverFor(actor),
+    });
+    const input = checkRunInput(validated, request.input ?? {});
+    const { run } = await this.#runs.create({
+      ownerId: actor.userId,
+      workflowId: null,
+      workflowVersion: null,
+      contentHash: contentHash(validated.document),
+      document: JSON.stringify(validated.document),
+      trigger: "editor",
+      mode: request.mode ?? "full",
+      input: JSON.stringify(input),
+      context: JSON.stringify(request.context ?? {}),
+      idempotencyKey: null,
+      callbackUrl: null,
+      apiKeyId: null,
+    });
+    return toRunView(run);
+  }
+
+  async get(actor: Actor, id: string): Promise<RunView> {
+    return toRunView(await this.#owned(actor, id));
+  }
+
+  async list(actor: Actor, filter: RunFilter, page: PaginationQuery): Promise<Page<ReturnType<typeof summary>>> {
+    const rows = await this.#runs.list(actor.userId, filter, page.limit + 1, page.offset);
+    return toPage(rows.map(summary), page);
+  }
+
+  async events(actor: Actor, id: string, afterSeq: number, limit: number): Promise<StudioEventView[]> {
+    await this.#owned(actor, id);
+    const rows = await this.#runs.listEvents(id, afterSeq, limit);
+    return rows.map((row) => ({
+      run_id: row.run_id,
+      seq: row.seq,
+      ts: row.ts,
+      type: row.type as StudioEvent["type"],
+      ...(row.node_id !== null ? { node_id: row.node_id } : {}),
+      ...(row.superstep !== null ? { superstep: row.superstep } : {}),
+      data: JSON.parse(row.data) as Record<string, unknown>,
+    }));
+  }
+
+  /**
+   * Events after `afterSeq`, then live ones, without gaps or repeats: the live subscription starts
+   * before the catch-up read, and anything it delivers twice is dropped by seq.
+   */
+  async follow(
+    actor: Actor,
+    id: string,
+    afterSeq: number,
+    onEvent: (event: StudioEventView) => void,
+  ): Promise<() => void> {
+    await this.#owned(actor, id);
+    let last = afterSeq;
+    const buffered: StudioEventView[] = [];
+    let caughtUp = false;
+    const deliver = (event: StudioEventView) => {
+      if (event.seq <= last) return;
+      last = event.seq;
+      onEvent(event);
+    };
+    const unsubscribe = this.#bus.subscribe(id, (event) => (caughtUp ? deliver(event) : buffered.push(event)));
+    for (;;) {
+      const page = await this.events(actor, id, last, 500);
+      for (const event of page) deliver(event);
+      if (page.length < 500) break;
+    }
+    caughtUp = true;
+    for (const event of buffered.sort((a, b) => a.seq - b.seq)) deliver(event);
+    return unsubscribe;
+  }
+
+  /** A person's answer to a waiting run: checked against the form, applied once. */
+  async resume(actor: Actor, id: string, input: unknown): Promise<RunView> {
+    const run = await this.#owned(actor, id);
+    if (run.status !== "waiting") throw new AppError("RUN_NOT_WAITING", { status: run.status });
+    const request = parse(run.waiting) as (HumanRequest & { expires_at: string | null }) | null;
+    if (request?.expires_at && Date.parse(request.expires_at) <= Date.now()) {
+      await this.expire(run.id);
+      throw new AppError("HUMAN_WAIT_EXPIRED", { expires_at: request.expires_at });
+    }
+    const problems = checkHumanInput(request?.fields ?? [], input);
+    if (problems.length > 0) throw new AppError("HUMAN_INPUT_INVALID", problems);
+    const moved = await this.#runs.transition(id, ["waiting"], "queued", {
+      pendingResume: JSON.stringify({ kind: "human", input }),
+    });
+    // A second resume finds the run no longer waiting: it applies once.
+    if (!moved) throw new AppError("RUN_NOT_WAITING", { status: (await this.#owned(actor, id)).status });
+    this.#queue.enqueue(id);
+    return toRunView(moved);
+  }
+
+  async continue(actor: Actor, id: string): Promise<RunView> {
+    const run = await this.#owned(actor, id);
+    if (run.status !== "paused") throw new AppError("RUN_NOT_PAUSED", { status: run.status });
+    const moved = await this.#runs.transition(id, ["paused"], "queued", {
+      pendingResume: JSON.stringify({ kind: "continue" }),
+    });
+    if (!moved) throw new AppError("RUN_NOT_PAUSED", { status: (await this.#owned(actor, id)).status });
+    this.#queue.enqueue(id);
+    return toRunView(moved);
+  }
+
+  async cancel(actor: Actor, id: string): Promise<RunView> {
+    const run = await this.#owned(actor, id);
+    const error = JSON.stringify({ code: "RUN_CANCELLED", message: new AppError("RUN_CANCELLED").message });
+    const moved = await this.#runs.transition(id, ["queued", "running", "waiting", "paused"], "cancelled", { error });
+    if (!moved) throw new AppError("RUN_NOT_ACTIVE", { status: run.status });
+    this.#executor.abort(id);
+    await this.#runs.appendServiceEvent(id, {
+      type: "run_finished",
+      node_id: null,
+      superstep: null,
+      ts: new Date().toISOString(),
+      data: JSON.stringify({ status: "cancelled", error: JSON.parse(error) }),
+    });
+    this.#onEnded(id);
+    return toRunView(moved);
+  }
+
+  /** Ends a wait that outlived its timeout (called on resume and by the sweeper). */
+  async expire(id: string): Promise<boolean> {
+    const error = JSON.stringify({ code: "HUMAN_WAIT_EXPIRED", message: new AppError("HUMAN_WAIT_EXPIRED").message });
+    const moved = await this.#runs.transition(id, ["waiting"], "expired", { error });
+    if (moved) {
+      await this.#runs.appendServiceEvent(id, {
+        type: "run_finished",
+        node_id: null,
+        superstep: null,
+        ts: new Date().toISOString(),
+        data: JSON.stringify({ status: "expired", error: JSON.parse(error) }),
+      });
+      this.#onEnded(id);
+    }
+    return Boolean(moved);
+  }
+
+  /** The sweeper: overdue waits become expired. */
+  async sweep(now = new Date()): Promise<number> {
+    let expired = 0;
+    for (const run of await this.#runs.findOverdueWaits(now.toISOString())) if (await this.expire(run.id)) expired++;
+    return expired;
+  }
+
+  /** Resolves when the queue has nothing left to do (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  stop(): void {
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#queue.stop();
+  }
+
+  async #owned(actor: Actor, id: string): Promise<RunRow> {
+    const run = await this.#runs.findById(id);
+    if (!run || run.owner_id !== actor.userId) throw new AppError("RUN_NOT_FOUND");
+    return run;
+  }
+}
+
+function summary(row: Awaited<ReturnType<RunRepository["list"]>>[number]) {
+  return {
+    id: row.id,
+    workflow_id: row.workflow_id,
+    workflow_version: row.workflow_version,
+    trigger: row.trigger,
+    mode: row.mode,
+    status: row.status,
+    error: parse(row.error),
+    metrics: parse(row.metrics),
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+  };
+}
