@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edge, httpTool, type Receiver, startReceiver } from "./engine-harness.js";
 import { assertBuilt, type StudioProcess, startStudioProcess } from "./studio-process.js";
-import { testDatabaseEnv } from "./test-studio.js";
+import { testDatabaseEnv } from "./test-database.js";
 
 interface Api {
   base: string;

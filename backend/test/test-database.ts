@@ -1,5 +1,5 @@
-// A fresh migrated database for repository tests, without the rest of the studio: SQLite in a
-// temp dir, or a new database on the test PostgreSQL cluster (per the vitest project).
+// Fresh databases for tests: SQLite in a temp dir, or a new database on the test PostgreSQL
+// cluster, as the vitest project says.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,26 +24,34 @@ async function adminQuery(adminUrl: string, text: string): Promise<void> {
   }
 }
 
+/**
+ * In the postgres project, a new empty database and its DATABASE_URL; in the sqlite project,
+ * nothing (a studio then uses the embedded database in its data dir).
+ */
+export async function testDatabaseEnv(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (inject("dbKind") !== "postgres") return { env: {}, drop: async () => {} };
+  const adminUrl = inject("pgAdminUrl");
+  const name = `superstep_test_${randomBytes(6).toString("hex")}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/** A migrated database without the rest of the studio, for repository tests. */
 export async function openTestDatabase(): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-db-test-"));
-  let databaseUrl: string | null = null;
-  let drop = async () => {};
-  if (inject("dbKind") === "postgres") {
-    const adminUrl = inject("pgAdminUrl");
-    const name = `superstep_test_${randomBytes(6).toString("hex")}`;
-    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    drop = () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  }
-  const handle = openDatabase({ databaseUrl, dataDir });
+  const database = await testDatabaseEnv();
+  const handle = openDatabase({ databaseUrl: database.env.DATABASE_URL ?? null, dataDir });
   await migrateToLatest(handle.db);
   return {
     ...handle,
     drop: async () => {
       await handle.close();
-      await drop();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,16 +1,13 @@
 // A real studio for a test: a fresh database (SQLite in a temp dir, or a new PostgreSQL
 // database), migrations applied, the Fastify app built. Requests go through app.inject.
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
-import { inject } from "vitest";
 import { buildApp } from "../src/api/app.js";
 import { buildContainer, type Container } from "../src/api/deps.js";
 import { type Config, loadConfig } from "../src/core/config.js";
 import { createLogger } from "../src/core/logging.js";
-import "./provided-context.js";
+import { testDatabaseEnv } from "./test-database.js";
 
 export type StudioApp = Awaited<ReturnType<typeof buildApp>>;
 
@@ -21,33 +18,6 @@ export interface TestStudio {
   /** The JWT secret the server generated in its data dir. */
   jwtSecret(): string;
   close(): Promise<void>;
-}
-
-async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * In the postgres project, a new empty database and its DATABASE_URL; in the sqlite project,
- * nothing (the studio uses the embedded database in its data dir).
- */
-export async function testDatabaseEnv(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  if (inject("dbKind") !== "postgres") return { env: {}, drop: async () => {} };
-  const adminUrl = inject("pgAdminUrl");
-  const name = `superstep_test_${randomBytes(6).toString("hex")}`;
-  await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    env: { DATABASE_URL: url.toString() },
-    drop: () => withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
-  };
 }
 
 export async function startTestStudio(env: Record<string, string> = {}): Promise<TestStudio> {

@@ -22,6 +22,7 @@ import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
+import { scheduleRoutes } from "./routes/schedule.routes.js";
 import { workflowRoutes } from "./routes/workflow.routes.js";
 import { registerRunSocket } from "./ws/run.socket.js";
 
@@ -79,6 +80,7 @@ export async function buildApp(container: Container) {
     await scope.register(apiKeyRoutes(container));
     await scope.register(workflowRoutes(container));
     await scope.register(runRoutes(container));
+    await scope.register(scheduleRoutes(container));
   });
 
   if (existsSync(config.uiDir)) {

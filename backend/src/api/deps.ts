@@ -9,6 +9,7 @@ import { CallbackDeliveryRepository } from "../repositories/callback-delivery.re
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from "../repositories/database.js";
 import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
+import { ScheduleRepository } from "../repositories/schedule.repository.js";
 import { UserRepository } from "../repositories/user.repository.js";
 import { WorkflowRepository } from "../repositories/workflow.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
@@ -19,6 +20,7 @@ import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
 import { RunService } from "../services/runs/run.service.js";
 import { RunBus } from "../services/runs/run-bus.js";
 import { RunExecutor } from "../services/runs/run-executor.js";
+import { ScheduleService } from "../services/schedule.service.js";
 import { WorkflowService } from "../services/workflow.service.js";
 
 export interface Container {
@@ -29,6 +31,7 @@ export interface Container {
   apiKeys: ApiKeyService;
   workflows: WorkflowService;
   runs: RunService;
+  schedules: ScheduleService;
   bus: RunBus;
   callbacks: CallbackDeliverer;
   health: HealthService;
@@ -92,6 +95,12 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     callbackAllowPrivate: config.callbackAllowPrivate,
     onEnded,
   });
+  const schedules = new ScheduleService({
+    schedules: new ScheduleRepository(database.db),
+    workflows: workflowRepository,
+    runs,
+    logger,
+  });
   return {
     config,
     logger,
@@ -100,6 +109,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     apiKeys: new ApiKeyService({ apiKeys: apiKeyRepository }),
     workflows,
     runs,
+    schedules,
     bus,
     callbacks,
     health: new HealthService({
@@ -109,6 +119,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
       ping: () => pingDatabase(database.db),
     }),
     close: async () => {
+      schedules.stop();
       runs.stop();
       await Promise.race([
         Promise.all([queue.idle(), callbacks.idle()]),

@@ -21,6 +21,7 @@ export async function startCommand(): Promise<number> {
     throw error;
   }
   const requeued = await container.runs.start();
+  container.schedules.start();
   if (requeued > 0) logger.info({ runs: requeued }, "continuing runs left unfinished by the last stop");
   const shown = config.host === "0.0.0.0" || config.host === "127.0.0.1" ? "localhost" : config.host;
   const port = (app.server.address() as { port: number } | null)?.port ?? config.port;

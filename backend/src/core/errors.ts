@@ -29,6 +29,12 @@ export const CATALOG = {
     status: 422,
     message: "Callbacks to private, loopback or link-local addresses are refused (STUDIO_CALLBACK_ALLOW_PRIVATE).",
   },
+  SCHEDULE_NOT_FOUND: { status: 404, message: "No such schedule." },
+  SCHEDULE_CRON_INVALID: { status: 422, message: "The cron expression is not valid." },
+  SCHEDULE_TIMEZONE_INVALID: {
+    status: 422,
+    message: "The time zone is not a known IANA time zone (e.g. Asia/Ho_Chi_Minh).",
+  },
   RUN_NOT_FOUND: { status: 404, message: "No such run." },
   RUN_NOT_WAITING: { status: 409, message: "The run is not waiting for an answer." },
   RUN_NOT_PAUSED: { status: 409, message: "The run is not paused." },

@@ -125,6 +125,21 @@ export interface CallbackDeliveriesTable {
   created_at: string;
 }
 
+export interface SchedulesTable {
+  id: string;
+  workflow_id: string;
+  owner_id: string;
+  cron: string;
+  timezone: string;
+  input: string;
+  /** 1 or 0: SQLite has no boolean. */
+  enabled: number;
+  next_fire_at: string | null;
+  last_fire_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface NodeResultsTable {
   run_id: string;
   key: string;
@@ -143,6 +158,7 @@ export interface Database {
   checkpoint_writes: CheckpointWritesTable;
   node_results: NodeResultsTable;
   callback_deliveries: CallbackDeliveriesTable;
+  schedules: SchedulesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -151,3 +167,4 @@ export type WorkflowRow = Selectable<WorkflowsTable>;
 export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
 export type RunRow = Selectable<RunsTable>;
 export type RunEventRow = Selectable<RunEventsTable>;
+export type ScheduleRow = Selectable<SchedulesTable>;

@@ -98,6 +98,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(["run_id", "attempt"])
     .execute();
 
+  await db.schema
+    .createTable("schedules")
+    .addColumn("id", "text", (c) => c.primaryKey())
+    .addColumn("workflow_id", "text", (c) => c.notNull().references("workflows.id").onDelete("cascade"))
+    .addColumn("owner_id", "text", (c) => c.notNull())
+    .addColumn("cron", "text", (c) => c.notNull())
+    .addColumn("timezone", "text", (c) => c.notNull())
+    .addColumn("input", "text", (c) => c.notNull())
+    .addColumn("enabled", "integer", (c) => c.notNull())
+    .addColumn("next_fire_at", "text")
+    .addColumn("last_fire_at", "text")
+    .addColumn("created_at", "text", (c) => c.notNull())
+    .addColumn("updated_at", "text", (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex("schedules_due_idx").on("schedules").columns(["enabled", "next_fire_at"]).execute();
+
   // The secret that signs callbacks for runs started with this key.
   await db.schema.alterTable("api_keys").addColumn("callback_secret", "text").execute();
 
