@@ -140,4 +140,37 @@ describe("crash recovery", () => {
     expect(attempts).toEqual(["1", "2"]);
     await studio?.stop();
   });
+
+  it("keeps a waiting run across a restart and resumes it with the answer", async () => {
+    const { api, dataDir } = await prepare();
+    const approval = {
+      name: "approval",
+      state: [{ name: "answer", type: "object" }],
+      nodes: [
+        {
+          id: "ask",
+          type: "human",
+          position: { x: 0, y: 0 },
+          data: { message: "OK?", fields: [{ name: "ok", type: "boolean", required: true }], output_field: "answer" },
+        },
+      ],
+      edges: [edge("start", "ask")],
+    };
+    const workflowId = String((await call(api, "POST", "/api/workflows", approval)).body.data.id);
+    const runId = String(
+      (await call(api, "POST", `/api/hooks/workflows/${workflowId}/runs`, {}, api.key)).body.data.run_id,
+    );
+    expect((await waitForStatus(api, runId, ["waiting"])).status).toBe("waiting");
+    studio?.child.kill("SIGKILL");
+    await new Promise<void>((resolve) => studio?.child.once("exit", () => resolve()));
+
+    const restarted = await startStudio(dataDir);
+    restarted.token = api.token;
+    expect((await call(restarted, "GET", `/api/runs/${runId}`)).body.data.status).toBe("waiting");
+    const resumed = await call(restarted, "POST", `/api/runs/${runId}/resume`, { input: { ok: true } });
+    expect(resumed.status).toBe(200);
+    const run = await waitForStatus(restarted, runId, ["ok", "error"]);
+    expect(run).toMatchObject({ status: "ok", state: { answer: { ok: true } } });
+    await studio?.stop();
+  });
 });

@@ -249,6 +249,34 @@ describe("runs: hooks, lifecycle and events", () => {
     expect((await cancel()).json().error.code).toBe("RUN_NOT_ACTIVE");
   });
 
+  it("times out a run left running far past STUDIO_RUN_TIMEOUT", async () => {
+    const workflowId = await save(chain());
+    const runId = (await hook(workflowId)).json().data.run_id;
+    await settle();
+    // As if a worker had died mid-run two days ago and nothing picked the run up.
+    const longAgo = new Date(Date.now() - 2 * 24 * 3600_000).toISOString();
+    await studio.container.database.db
+      .updateTable("runs")
+      .set({ status: "running", started_at: longAgo })
+      .where("id", "=", runId)
+      .execute();
+    expect(await studio.container.runs.sweep()).toBeGreaterThanOrEqual(1);
+    const run = await getRun(runId);
+    expect(run.status).toBe("timeout");
+    expect(run.error.code).toBe("RUN_TIMEOUT");
+  });
+
+  it("refuses an oversize hook body with 413, creating no run", async () => {
+    const workflowId = await save(chain());
+    const response = await hook(workflowId, { input: { a: "x".repeat(3 * 1024 * 1024) } });
+    expect(response.statusCode).toBe(413);
+    expect(response.json().error.code).toBe("PAYLOAD_TOO_LARGE");
+    const list = (
+      await studio.app.inject({ method: "GET", url: `/api/runs?workflow_id=${workflowId}`, headers: owner.auth })
+    ).json();
+    expect(list.data).toEqual([]);
+  });
+
   describe("bad input", () => {
     it("refuses a session token on the hook route", async () => {
       const workflowId = await save(chain());

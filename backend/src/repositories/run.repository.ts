@@ -259,6 +259,17 @@ export class RunRepository {
     return this.#db.selectFrom("runs").select("id").where("status", "in", ACTIVE).orderBy("created_at").execute();
   }
 
+  /** Runs still running although they started before `startedBefore` (stuck or abandoned). */
+  findOverTime(startedBefore: string): Promise<Pick<RunRow, "id">[]> {
+    return this.#db
+      .selectFrom("runs")
+      .select("id")
+      .where("status", "=", "running")
+      .where("started_at", "is not", null)
+      .where("started_at", "<", startedBefore)
+      .execute();
+  }
+
   findOverdueWaits(now: string): Promise<Pick<RunRow, "id">[]> {
     return this.#db
       .selectFrom("runs")

@@ -75,6 +75,7 @@ export function makeNodeFunction(
 
     let update: AnyState;
     let reused = false;
+    let usage: { input_tokens: number; output_tokens: number } | undefined;
     try {
       const done = sideEffect ? await ctx.ledger.get(key) : undefined;
       if (done) {
@@ -90,6 +91,9 @@ export function makeNodeFunction(
           child: options.child,
           stateFields: options.stateFields,
           emitToken: (text) => emitNodeEvent(config, { ...base, type: "node_token", data: { text } }),
+          reportUsage: (tokens) => {
+            usage = tokens;
+          },
         });
         if (sideEffect) await ctx.ledger.put(key, { update });
       }
@@ -109,6 +113,7 @@ export function makeNodeFunction(
         reused,
         iteration,
         ...(route(update, node.id) ? { route: route(update, node.id) } : {}),
+        ...(usage ? { usage } : {}),
       },
     });
     const visited = { [VISITS_CHANNEL]: { [node.id]: visits + 1 } };

@@ -9,23 +9,25 @@ import type { Executor } from "./node-execution.js";
 type LlmNode = Extract<TypedNode, { type: "llm" }>;
 type DecisionNode = Extract<TypedNode, { type: "decision" }>;
 
-export const executeLlm: Executor<LlmNode> = async ({ node, scope, ctx, emitToken }) => {
+export const executeLlm: Executor<LlmNode> = async ({ node, scope, ctx, emitToken, reportUsage }) => {
   const data = node.data;
   const turn = {
     system: data.system ? renderText(data.system, scope) : undefined,
     prompt: renderText(data.prompt, scope),
   };
   if (data.json_schema) {
-    const { value } = await structuredChat(data, turn, data.json_schema, ctx.engine, ctx.signal);
+    const { value, usage } = await structuredChat(data, turn, data.json_schema, ctx.engine, ctx.signal);
+    reportUsage(usage);
     return { [data.output_field]: value };
   }
-  const { text } = await streamChat(data, turn, ctx.engine, emitToken, ctx.signal);
+  const { text, usage } = await streamChat(data, turn, ctx.engine, emitToken, ctx.signal);
+  reportUsage(usage);
   return { [data.output_field]: text };
 };
 
 /** The labels of a Decision are the labels of its outgoing edges, handed over by the compiler. */
 export function makeDecisionExecutor(labels: string[]): Executor<DecisionNode> {
-  return async ({ node, scope, ctx }) => {
+  return async ({ node, scope, ctx, reportUsage }) => {
     const data = node.data;
     const hints = labels.map((label) =>
       data.label_descriptions[label] ? `- ${label}: ${data.label_descriptions[label]}` : `- ${label}`,
@@ -42,13 +44,14 @@ export function makeDecisionExecutor(labels: string[]): Executor<DecisionNode> {
       required: ["label", "reason"],
       additionalProperties: false,
     };
-    const { value } = await structuredChat(
+    const { value, usage } = await structuredChat(
       data,
       { system, prompt: renderText(data.prompt, scope) },
       schema,
       ctx.engine,
       ctx.signal,
     );
+    reportUsage(usage);
     const label = value.label;
     if (typeof label !== "string" || !labels.includes(label)) {
       throw new AppError(

@@ -12,6 +12,8 @@ export interface ExecutionEnv<N extends TypedNode = TypedNode> {
   /** Idempotency key of this execution: run, node and iteration. */
   key: string;
   emitToken(text: string): void;
+  /** LLM token counts of this execution, reported in node_finished and the run's metrics. */
+  reportUsage(usage: { input_tokens: number; output_tokens: number }): void;
   /** The compiled child graph of a Subgraph node. */
   child?: unknown;
   /** Names of the declared state fields. */

@@ -59,6 +59,11 @@ describe("LLM node", () => {
     expect(tokens.length).toBeGreaterThan(3);
     expect(tokens.join("")).toBe("Hello Ana, how can I help?");
     expect(outcome.state.answer).toBe("Hello Ana, how can I help?");
+    const usage = eventsOf(events, "node_finished", "n1")[0]?.data.usage as {
+      input_tokens: number;
+      output_tokens: number;
+    };
+    expect(usage.output_tokens).toBeGreaterThan(0);
     const sent = llm.requests.at(-1)?.body;
     expect(sent.model).toBe("gpt-test");
     expect(sent.messages).toEqual([

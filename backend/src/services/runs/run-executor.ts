@@ -47,6 +47,13 @@ function metricsOf(events: StudioEvent[], outcome: RunOutcome, startedAt: number
     nodes_finished: count("node_finished"),
     nodes_reused: events.filter((e) => e.type === "node_finished" && e.data.reused === true).length,
     tokens_streamed: count("node_token"),
+    llm_tokens: events.reduce(
+      (sum, e) => {
+        const usage = e.data.usage as { input_tokens: number; output_tokens: number } | undefined;
+        return usage ? { input: sum.input + usage.input_tokens, output: sum.output + usage.output_tokens } : sum;
+      },
+      { input: 0, output: 0 },
+    ),
   };
 }
 

@@ -21,6 +21,9 @@ import type { RunExecutor } from "./run-executor.js";
 
 export type StudioEventView = StudioEvent;
 
+// A live worker ends its own run at STUDIO_RUN_TIMEOUT; the sweeper only steps in after this much more.
+const SWEEP_GRACE_MS = 60_000;
+
 export interface TriggerRequest {
   input?: Record<string, unknown>;
   context?: Record<string, unknown>;
@@ -306,11 +309,29 @@ export class RunService {
     return Boolean(moved);
   }
 
-  /** The sweeper: overdue waits become expired. */
+  /**
+   * The sweeper: overdue waits become expired, and runs still running well past
+   * STUDIO_RUN_TIMEOUT (a stuck or abandoned worker; a live one stops itself) become timeout.
+   */
   async sweep(now = new Date()): Promise<number> {
-    let expired = 0;
-    for (const run of await this.#runs.findOverdueWaits(now.toISOString())) if (await this.expire(run.id)) expired++;
-    return expired;
+    let swept = 0;
+    for (const run of await this.#runs.findOverdueWaits(now.toISOString())) if (await this.expire(run.id)) swept++;
+    const startedBefore = new Date(now.getTime() - this.#engine.runTimeoutMs - SWEEP_GRACE_MS).toISOString();
+    for (const run of await this.#runs.findOverTime(startedBefore)) {
+      const error = JSON.stringify({ code: "RUN_TIMEOUT", message: new AppError("RUN_TIMEOUT").message });
+      if (!(await this.#runs.transition(run.id, ["running"], "timeout", { error }))) continue;
+      this.#executor.abort(run.id);
+      await this.#runs.appendServiceEvent(run.id, {
+        type: "run_finished",
+        node_id: null,
+        superstep: null,
+        ts: now.toISOString(),
+        data: JSON.stringify({ status: "timeout", error: JSON.parse(error) }),
+      });
+      this.#onEnded(run.id);
+      swept++;
+    }
+    return swept;
   }
 
   /** Resolves when the queue has nothing left to do (tests, shutdown). */
