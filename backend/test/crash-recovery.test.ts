@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edge, httpTool, type Receiver, startReceiver } from "./engine-harness.js";
+import { approvalWorkflow, edge, httpTool, type Receiver, startReceiver } from "./engine-harness.js";
 import { assertBuilt, type StudioProcess, startStudioProcess } from "./studio-process.js";
 import { testDatabaseEnv } from "./test-database.js";
 
@@ -143,19 +143,7 @@ describe("crash recovery", () => {
 
   it("keeps a waiting run across a restart and resumes it with the answer", async () => {
     const { api, dataDir } = await prepare();
-    const approval = {
-      name: "approval",
-      state: [{ name: "answer", type: "object" }],
-      nodes: [
-        {
-          id: "ask",
-          type: "human",
-          position: { x: 0, y: 0 },
-          data: { message: "OK?", fields: [{ name: "ok", type: "boolean", required: true }], output_field: "answer" },
-        },
-      ],
-      edges: [edge("start", "ask")],
-    };
+    const approval = approvalWorkflow();
     const workflowId = String((await call(api, "POST", "/api/workflows", approval)).body.data.id);
     const runId = String(
       (await call(api, "POST", `/api/hooks/workflows/${workflowId}/runs`, {}, api.key)).body.data.run_id,

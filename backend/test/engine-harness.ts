@@ -112,3 +112,25 @@ export function edge(source: string, target: string, label?: string) {
 export function eventsOf(events: StudioEvent[], type: StudioEvent["type"], nodeId?: string): StudioEvent[] {
   return events.filter((e) => e.type === type && (nodeId === undefined || e.node_id === nodeId));
 }
+
+/** A workflow that waits at a Human node `ask` for one required boolean, written to `answer`. */
+export function approvalWorkflow(options: { field?: string; timeoutSeconds?: number } = {}) {
+  return {
+    name: "approval",
+    state: [{ name: "answer", type: "object" }],
+    nodes: [
+      {
+        id: "ask",
+        type: "human",
+        position: at,
+        data: {
+          message: "OK?",
+          fields: [{ name: options.field ?? "ok", type: "boolean", required: true }],
+          output_field: "answer",
+          ...(options.timeoutSeconds ? { timeout_seconds: options.timeoutSeconds } : {}),
+        },
+      },
+    ],
+    edges: [edge("start", "ask")],
+  };
+}

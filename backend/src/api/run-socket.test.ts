@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { edge } from "../../test/engine-harness.js";
+import { approvalWorkflow, edge } from "../../test/engine-harness.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 interface Message {
@@ -46,19 +46,7 @@ class Client {
   }
 }
 
-const approval = {
-  name: "unsaved approval",
-  state: [{ name: "answer", type: "object" }],
-  nodes: [
-    {
-      id: "ask",
-      type: "human",
-      position: { x: 0, y: 0 },
-      data: { message: "OK?", fields: [{ name: "ok", type: "boolean", required: true }], output_field: "answer" },
-    },
-  ],
-  edges: [edge("start", "ask")],
-};
+const approval = approvalWorkflow();
 
 describe("editor socket /ws/run", () => {
   let studio: TestStudio;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
+import { approvalWorkflow, edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 const at = { x: 0, y: 0 };
@@ -145,24 +145,7 @@ describe("runs: hooks, lifecycle and events", () => {
   });
 
   describe("human wait", () => {
-    const approval = {
-      name: "approval",
-      state: [{ name: "answer", type: "object" }],
-      nodes: [
-        {
-          id: "ask",
-          type: "human",
-          position: at,
-          data: {
-            message: "Approve?",
-            fields: [{ name: "approved", type: "boolean", required: true }],
-            output_field: "answer",
-            timeout_seconds: 3600,
-          },
-        },
-      ],
-      edges: [edge("start", "ask")],
-    };
+    const approval = approvalWorkflow({ field: "approved", timeoutSeconds: 3600 });
 
     it("waits, checks the answer against the form, and resumes once", async () => {
       const workflowId = await save(approval);
@@ -170,7 +153,7 @@ describe("runs: hooks, lifecycle and events", () => {
       await settle();
       expect(await getRun(runId)).toMatchObject({
         status: "waiting",
-        waiting: { node_id: "ask", message: "Approve?" },
+        waiting: { node_id: "ask", message: "OK?" },
       });
 
       const resume = (input: object) =>
@@ -196,9 +179,8 @@ describe("runs: hooks, lifecycle and events", () => {
     });
 
     it("turns an overdue wait into expired", async () => {
-      const quick = structuredClone(approval);
-      (quick.nodes[0] as { data: { timeout_seconds: number } }).data.timeout_seconds = 1;
-      const runId = (await hook(await save(quick))).json().data.run_id;
+      const runId = (await hook(await save(approvalWorkflow({ field: "approved", timeoutSeconds: 1 })))).json().data
+        .run_id;
       await settle();
       await new Promise((resolve) => setTimeout(resolve, 1100));
       expect(await studio.container.runs.sweep()).toBeGreaterThanOrEqual(1);
