@@ -51,7 +51,10 @@ describe("superstep command", () => {
     expect(await page.text()).toContain('<div id="root">');
     const deepLink = await fetch(`${studio.url}/workflows/some-id`, { headers: { accept: "text/html" } });
     expect(await deepLink.text()).toContain('<div id="root">');
+    // Shutdown must not hang on a leftover timer or connection.
+    const stopping = Date.now();
     expect(await studio.stop()).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(3000);
   });
 
   it("keeps data across restarts of the same data dir", async () => {

@@ -121,9 +121,10 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     close: async () => {
       schedules.stop();
       runs.stop();
+      // Give running work a moment to finish; the timer must not keep the process alive.
       await Promise.race([
         Promise.all([queue.idle(), callbacks.idle()]),
-        new Promise((resolve) => setTimeout(resolve, 5000)),
+        new Promise((resolve) => setTimeout(resolve, 5000).unref()),
       ]);
       await database.close();
     },
