@@ -119,6 +119,34 @@ describe("superstep command", () => {
     expect(lines.at(-1)).toMatchObject({ status: "ok", state: { summary: "9 words, 35 letters" } });
   });
 
+  it("records a run in the studio's database, as the owner, when the studio has an account", async () => {
+    const dir = dataDir();
+    const studio = await start({ STUDIO_DATA_DIR: dir });
+    const setup = await fetch(`${studio.url}/api/auth/setup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@example.com", password: "owner-password" }),
+    });
+    const { token } = ((await setup.json()) as { data: { token: string } }).data;
+    // The CLI shares the embedded database with the running studio.
+    const result = runSuperstep(["run", join(examples, "fan-out-join.json"), "--json"], { STUDIO_DATA_DIR: dir });
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout.trim().split("\n").at(-1) as string);
+    expect(summary).toMatchObject({ recorded: true, status: "ok" });
+    const run = await fetch(`${studio.url}/api/runs/${summary.run_id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { data } = (await run.json()) as { data: { trigger: string; status: string; workflow_id: null } };
+    expect(data).toMatchObject({ trigger: "cli", status: "ok", workflow_id: null });
+    const local = runSuperstep(["run", join(examples, "hello.json"), "--json", "--no-record"], {
+      STUDIO_DATA_DIR: dir,
+    });
+    expect(JSON.parse(local.stdout.trim().split("\n").at(-1) as string)).toMatchObject({
+      recorded: false,
+      status: "ok",
+    });
+  });
+
   it("shows a readable run and exits 3 while a person must answer", () => {
     const result = runSuperstep(["run", join(examples, "triage.json"), "--input", '{"message": "urgent: refund"}'], {});
     expect(result.status).toBe(3);

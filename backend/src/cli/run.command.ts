@@ -1,19 +1,20 @@
-// `superstep run FILE --input JSON`: runs a workflow in this process with an in-memory
-// checkpointer, printing the events live (or as JSON lines with --json) and the final state.
+// `superstep run FILE --input JSON`: runs a workflow from a file, printing the events live (or
+// as JSON lines with --json) and the final state. With a studio database that has an owner
+// account, the run is recorded there (trigger `cli`); otherwise it runs in memory only.
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { MemorySaver } from "@langchain/langgraph";
 import { loadConfig } from "../core/config.js";
 import { AppError } from "../core/errors.js";
 import { checkHumanInput, type HumanRequest } from "../engine/nodes/human.node.js";
 import type { StudioEvent } from "../engine/runtime/events.js";
-import { type RunOptions, type RunOutcome, runStream } from "../engine/runtime/runtime.js";
 import type { Problem } from "../engine/validator/validator.js";
 import { EventPrinter } from "./event-printer.js";
 import { formatProblems } from "./problems-printer.js";
+import { LocalDriver, RecordedDriver, type RunDriver, type Turn } from "./run-drivers.js";
 import { parseJson, readJsonFile, readWorkflowFile, UsageError } from "./workflow-file.js";
 
-const USAGE = "usage: superstep run FILE [--input JSON | --input-file FILE] [--json] [--step] [--workflows DIR]";
+const USAGE =
+  "usage: superstep run FILE [--input JSON | --input-file FILE] [--json] [--step] [--workflows DIR] [--no-record]";
 
 /** Asks for each form field until the answer fits the form. */
 async function ask(request: HumanRequest): Promise<Record<string, unknown>> {
@@ -38,6 +39,15 @@ async function ask(request: HumanRequest): Promise<Record<string, unknown>> {
   }
 }
 
+async function pressEnter(): Promise<void> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    await rl.question("    press Enter for the next step ");
+  } finally {
+    rl.close();
+  }
+}
+
 export async function runCommand(args: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args,
@@ -48,6 +58,7 @@ export async function runCommand(args: string[]): Promise<number> {
       json: { type: "boolean" },
       step: { type: "boolean" },
       workflows: { type: "string" },
+      "no-record": { type: "boolean" },
     },
   });
   const [file] = positionals;
@@ -61,52 +72,38 @@ export async function runCommand(args: string[]): Promise<number> {
   const config = loadConfig();
   const printer = new EventPrinter();
   const show = (event: StudioEvent) => (values.json ? console.log(JSON.stringify(event)) : printer.print(event));
-  const controller = new AbortController();
-  process.once("SIGINT", () => controller.abort());
-
+  const mode = values.step ? "step" : "full";
   const workflowsDir = values.workflows;
-  const base: RunOptions = {
-    engine: config.engine,
-    checkpointer: new MemorySaver(),
-    signal: controller.signal,
-    mode: values.step ? "step" : "full",
-    // Outside the server, a Subgraph's workflow_id names a file DIR/<id>.json.
-    resolveWorkflow: workflowsDir ? (id) => readWorkflowFile(workflowsDir, id) : undefined,
-  };
-  let outcome: RunOutcome;
-  let options: RunOptions = base;
-  let runInput: unknown = input;
+
+  const recorded = values["no-record"] || workflowsDir ? null : await RecordedDriver.open(config, mode, show);
+  const driver: RunDriver =
+    recorded ??
+    new LocalDriver(
+      {
+        engine: config.engine,
+        mode,
+        // Outside the server, a Subgraph's workflow_id names a file DIR/<id>.json.
+        resolveWorkflow: workflowsDir ? (id) => readWorkflowFile(workflowsDir, id) : undefined,
+      },
+      show,
+    );
+  process.once("SIGINT", () => driver.cancel());
+
+  let turn: Turn;
   try {
-    for (;;) {
-      const run = runStream(document, runInput, options);
-      let next = await run.next();
-      while (!next.done) {
-        show(next.value);
-        next = await run.next();
+    turn = await driver.start(document, input);
+    const interactive = process.stdin.isTTY && !values.json;
+    while (interactive && (turn.status === "waiting" || turn.status === "paused")) {
+      if (turn.status === "waiting" && turn.waiting) turn = await driver.resume(await ask(turn.waiting));
+      else {
+        await pressEnter();
+        turn = await driver.continue();
       }
-      outcome = next.value;
-      const interactive = process.stdin.isTTY && !values.json;
-      if (outcome.status === "waiting" && interactive && outcome.waiting) {
-        const answer = await ask(outcome.waiting);
-        options = {
-          ...base,
-          runId: outcome.runId,
-          firstSeq: outcome.nextSeq,
-          resume: { kind: "human", input: answer },
-        };
-      } else if (outcome.status === "paused" && interactive) {
-        const rl = createInterface({ input: process.stdin, output: process.stdout });
-        await rl.question("    press Enter for the next step ");
-        rl.close();
-        options = { ...base, runId: outcome.runId, firstSeq: outcome.nextSeq, resume: { kind: "continue" } };
-      } else {
-        break;
-      }
-      runInput = null;
     }
   } catch (error) {
+    await driver.close();
     // Ctrl+D or Ctrl+C at a question: leave the run where it is.
-    if ((error as Error).name === "AbortError" && !controller.signal.aborted) {
+    if ((error as Error).name === "AbortError") {
       console.error("\nstopped at a question; the run was not finished");
       return 130;
     }
@@ -118,10 +115,22 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     throw error;
   }
+  await driver.close();
   if (values.json)
-    console.log(JSON.stringify({ status: outcome.status, state: outcome.state, output: outcome.output }));
-  else console.log(`\nFinal state (${outcome.status}):\n${JSON.stringify(outcome.state, null, 2)}`);
-  if (outcome.status === "ok") return 0;
-  if (outcome.status === "waiting" || outcome.status === "paused") return 3;
+    console.log(
+      JSON.stringify({
+        run_id: turn.runId,
+        recorded: driver.recorded,
+        status: turn.status,
+        state: turn.state,
+        output: turn.output,
+      }),
+    );
+  else {
+    console.log(`\nFinal state (${turn.status}):\n${JSON.stringify(turn.state, null, 2)}`);
+    if (driver.recorded) console.log(`Recorded in the studio as run ${turn.runId} (GET /api/runs/${turn.runId}).`);
+  }
+  if (turn.status === "ok") return 0;
+  if (turn.status === "waiting" || turn.status === "paused") return 3;
   return 1;
 }

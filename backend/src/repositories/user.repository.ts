@@ -33,6 +33,10 @@ export class UserRepository {
     return this.#db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
+  findOwner(): Promise<UserRow | undefined> {
+    return this.#db.selectFrom("users").selectAll().where("role", "=", "owner").executeTakeFirst();
+  }
+
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.#db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
   }

@@ -59,6 +59,12 @@ export class AuthService {
     return { token: await this.#tokens.sign(user.id), user: toUserView(user) };
   }
 
+  /** The owner account, acting for local tools (the CLI) on this server's data; null before setup. */
+  async ownerActor(): Promise<Actor | null> {
+    const owner = await this.#users.findOwner();
+    return owner ? { userId: owner.id, role: owner.role, via: "session" } : null;
+  }
+
   async me(actor: Actor): Promise<UserView> {
     const user = await this.#users.findById(actor.userId);
     if (!user) throw new AppError("AUTH_INVALID_TOKEN");

@@ -20,6 +20,8 @@ import type { RunBus } from "./run-bus.js";
 import type { RunExecutor } from "./run-executor.js";
 
 export type StudioEventView = StudioEvent;
+/** Who executes a run that can go on: the worker queue, or the caller (executeNow). */
+type Dispatch = "queue" | "caller";
 
 // A live worker ends its own run at STUDIO_RUN_TIMEOUT; the sweeper only steps in after this much more.
 const SWEEP_GRACE_MS = 60_000;
@@ -163,12 +165,13 @@ export class RunService {
               { trigger: "editor", direct: true },
             )
           ).run
-        : await this.#createForDocument(actor, source.document, request);
+        : await this.createForDocument(actor, source.document, request, "editor");
     void this.#executor.execute(run.id);
     return run;
   }
 
-  async #createForDocument(actor: Actor, document: unknown, request: TriggerRequest): Promise<RunView> {
+  /** Records a queued run of a document (unsaved, or a file) without starting it. */
+  async createForDocument(actor: Actor, document: unknown, request: TriggerRequest, trigger: string): Promise<RunView> {
     const validated = await prepareWorkflow(document, {
       engine: this.#engine,
       resolveWorkflow: this.#workflowService.resolverFor(actor),
@@ -180,7 +183,7 @@ export class RunService {
       workflowVersion: null,
       contentHash: contentHash(validated.document),
       document: JSON.stringify(validated.document),
-      trigger: "editor",
+      trigger,
       mode: request.mode ?? "full",
       input: JSON.stringify(input),
       context: JSON.stringify(request.context ?? {}),
@@ -245,7 +248,12 @@ export class RunService {
   }
 
   /** A person's answer to a waiting run: checked against the form, applied once. */
-  async resume(actor: Actor, id: string, input: unknown): Promise<RunView> {
+  /** Executes a queued run in the caller's process and returns when this turn ends (the CLI). */
+  async executeNow(id: string): Promise<void> {
+    await this.#executor.execute(id);
+  }
+
+  async resume(actor: Actor, id: string, input: unknown, dispatch: Dispatch = "queue"): Promise<RunView> {
     const run = await this.#owned(actor, id);
     if (run.status !== "waiting") throw new AppError("RUN_NOT_WAITING", { status: run.status });
     const request = parse(run.waiting) as (HumanRequest & { expires_at: string | null }) | null;
@@ -260,18 +268,18 @@ export class RunService {
     });
     // A second resume finds the run no longer waiting: it applies once.
     if (!moved) throw new AppError("RUN_NOT_WAITING", { status: (await this.#owned(actor, id)).status });
-    this.#queue.enqueue(id);
+    if (dispatch === "queue") this.#queue.enqueue(id);
     return toRunView(moved);
   }
 
-  async continue(actor: Actor, id: string): Promise<RunView> {
+  async continue(actor: Actor, id: string, dispatch: Dispatch = "queue"): Promise<RunView> {
     const run = await this.#owned(actor, id);
     if (run.status !== "paused") throw new AppError("RUN_NOT_PAUSED", { status: run.status });
     const moved = await this.#runs.transition(id, ["paused"], "queued", {
       pendingResume: JSON.stringify({ kind: "continue" }),
     });
     if (!moved) throw new AppError("RUN_NOT_PAUSED", { status: (await this.#owned(actor, id)).status });
-    this.#queue.enqueue(id);
+    if (dispatch === "queue") this.#queue.enqueue(id);
     return toRunView(moved);
   }
 
