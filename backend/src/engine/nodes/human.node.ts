@@ -53,9 +53,10 @@ export function checkHumanInput(fields: HumanData["fields"], input: unknown): Fo
   return problems;
 }
 
-export const executeHuman: Executor<HumanNode> = async ({ node, scope }) => {
+export const executeHuman: Executor<HumanNode> = async ({ node, scope, ctx }) => {
   const request: HumanRequest = {
-    node_id: node.id,
+    // Inside a Subgraph the id carries its path, as in the node's events.
+    node_id: ctx.nodePrefix + node.id,
     message: renderText(node.data.message, scope),
     fields: node.data.fields,
     timeout_seconds: node.data.timeout_seconds ?? null,

@@ -1,7 +1,9 @@
 // Node types that talk to the outside world, each against a local stand-in started by the test.
+import { MemorySaver } from "@langchain/langgraph";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approvalWorkflow,
   collect,
   edge,
   engineConfig,
@@ -329,6 +331,66 @@ describe("Subgraph node", () => {
     await expect(tooDeep.next()).rejects.toMatchObject({
       details: [expect.objectContaining({ code: "SUBGRAPH_DEPTH_EXCEEDED" })],
     });
+  });
+});
+
+describe("Human node inside a Subgraph", () => {
+  it("pauses the whole run and resumes the child with the answer", async () => {
+    const parent = {
+      name: "parent",
+      state: [{ name: "result", type: "any" }],
+      nodes: [
+        {
+          id: "sub",
+          type: "subgraph",
+          position: at,
+          data: { workflow_id: "child", version: 1, output: { result: "answer" } },
+        },
+      ],
+      edges: [edge("start", "sub")],
+    };
+    const options = {
+      engine: engineConfig(),
+      checkpointer: new MemorySaver(),
+      runId: "nested-human",
+      resolveWorkflow: async () => approvalWorkflow(),
+    };
+    const first = await collect(runStream(parent, {}, options));
+    expect(first.outcome.status).toBe("waiting");
+    expect(first.outcome.waiting?.node_id).toBe("sub/ask");
+    const second = await collect(
+      runStream(parent, null, { ...options, resume: { kind: "human", input: { ok: true } } }),
+    );
+    expect(second.outcome).toMatchObject({ status: "ok", state: { result: { ok: true } } });
+  });
+});
+
+describe("Subgraph as a For each body", () => {
+  it("runs the child once per item and gathers its outputs in order", async () => {
+    const child = { name: "child", state: [{ name: "x", type: "any" }], nodes: [], edges: [edge("start", "end")] };
+    const parent = {
+      name: "parent",
+      state: [
+        { name: "items", type: "list" },
+        { name: "out", type: "list" },
+        { name: "x", type: "any" },
+      ],
+      nodes: [
+        { id: "fe", type: "for_each", position: at, data: { items: "{{state.items}}", output_field: "out" } },
+        {
+          id: "sub",
+          type: "subgraph",
+          position: at,
+          data: { workflow_id: "child", version: 1, input: { x: "{{item}}" }, output: { x: "x" } },
+        },
+      ],
+      edges: [edge("start", "fe"), edge("fe", "sub", "item"), edge("fe", "end", "done")],
+    };
+    const { outcome } = await collect(
+      runStream(parent, { items: ["a", "b", "c"] }, { engine: engineConfig(), resolveWorkflow: async () => child }),
+    );
+    expect(outcome.state.out).toEqual([{ x: "a" }, { x: "b" }, { x: "c" }]);
+    expect(outcome.state.x).toBeUndefined();
   });
 });
 
