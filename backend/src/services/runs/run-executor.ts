@@ -6,6 +6,7 @@ import type { EngineConfig } from "../../core/config.js";
 import type { Logger } from "../../core/logging.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import type { RunOptions, RunOutcome } from "../../engine/runtime/runtime.js";
+import { toEventError } from "../../engine/compiler/node-function.js";
 import { runStream } from "../../engine/runtime/runtime.js";
 import type { Database, RunRow } from "../../models/database.model.js";
 import { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
@@ -130,14 +131,13 @@ export class RunExecutor {
     } catch (error) {
       // A workflow that no longer validates, or a lost lease inside the checkpointer.
       logger.warn({ err: error, runId }, "run stopped");
-      const message = error instanceof Error ? error.message : String(error);
-      const code = (error as { code?: string }).code ?? "NODE_FAILED";
-      if (code !== "LEASE_LOST") {
+      const reported = toEventError(error);
+      if (reported.code !== "LEASE_LOST") {
         const ended = await runs.end(runId, run.lease_gen, {
           status: "error",
           state: null,
           output: null,
-          error: JSON.stringify({ code, message, details: (error as { details?: unknown }).details ?? null }),
+          error: JSON.stringify(reported),
           waiting: null,
           expiresAt: null,
           metrics: null,
