@@ -65,7 +65,7 @@ export async function buildApp(container: Container) {
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
 
   await app.register(websocket, { options: { maxPayload: config.maxBodyBytes } });
-  await app.register(async (scope) => registerRunSocket(scope as never, container));
+  await app.register(async (scope) => registerRunSocket(scope, container));
   await app.register(healthRoutes(container));
   await app.register(publicAuthRoutes(container));
   await app.register(hookRoutes(container));

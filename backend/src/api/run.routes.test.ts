@@ -2,8 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalWorkflow, edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
-const at = { x: 0, y: 0 };
-
 describe("runs: hooks, lifecycle and events", () => {
   let studio: TestStudio;
   let owner: Session;

@@ -132,10 +132,6 @@ export type ValidationCode = keyof typeof VALIDATION_CATALOG;
 
 export type ErrorCode = keyof typeof CATALOG;
 
-export function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(CATALOG, code);
-}
-
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;

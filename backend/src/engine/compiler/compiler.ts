@@ -15,15 +15,7 @@ import { executorFor } from "../nodes/executors.js";
 import { renderValue } from "../templates/template.js";
 import type { TypedNode, ValidatedWorkflow } from "../validator/validator.js";
 import { makeNodeFunction, type NodeFunction } from "./node-function.js";
-import {
-  forEachChannel,
-  INDEX_KEY,
-  ITEM_KEY,
-  ROUTES_CHANNEL,
-  resetMarker,
-  stateDefinition,
-  visibleState,
-} from "./state-channels.js";
+import { forEachChannel, INDEX_KEY, ITEM_KEY, ROUTES_CHANNEL, resetMarker, stateDefinition } from "./state-channels.js";
 
 type AnyState = Record<string, unknown>;
 // Node names are only known at run time, so the builder is typed loosely in this one place.
@@ -136,5 +128,3 @@ export function compileWorkflow(workflow: ValidatedWorkflow, checkpointer?: Base
   graphs.set(key, graph);
   return graph;
 }
-
-export { visibleState };

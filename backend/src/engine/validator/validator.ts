@@ -5,7 +5,7 @@ import { VALIDATION_CATALOG, type ValidationCode } from "../../core/errors.js";
 import { type WorkflowDocument, workflowDocument } from "../../schemas/workflow.schema.js";
 import { NODE_DATA, type NodeDataMap } from "../nodes/node-data.schema.js";
 import { findReferencesDeep, parseReference, TemplateError } from "../templates/template.js";
-import { buildGraphModel, type DocNode, type GraphModel, reachableFrom, stronglyConnected } from "./graph-model.js";
+import { buildGraphModel, type GraphModel, reachableFrom, stronglyConnected } from "./graph-model.js";
 import { findParallelWriters } from "./parallel-writes.js";
 
 export interface Problem {
@@ -402,6 +402,3 @@ export async function validateWorkflow(
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, workflow: { document, model, nodes: typed, subgraphs, forEachBodies } };
 }
-
-/** The node types that share one flat "DocNode" shape, for callers that only need ids/types. */
-export type { DocNode };
