@@ -1,5 +1,5 @@
 // The `superstep` command as a user runs it: the built bin, a real process, a real socket.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,7 +34,7 @@ describe("superstep command", () => {
     const dir = dataDir();
     const first = runSuperstep(["migrate"], { STUDIO_DATA_DIR: dir });
     expect(first.status).toBe(0);
-    expect(first.stdout).toContain("Applied 0001-initial, 0002-runs (sqlite)");
+    expect(first.stdout).toContain("Applied 0001-initial, 0002-runs, 0003-credentials (sqlite)");
     expect(existsSync(join(dir, "superstep.db"))).toBe(true);
     const second = runSuperstep(["migrate"], { STUDIO_DATA_DIR: dir });
     expect(second.status).toBe(0);
@@ -144,6 +144,67 @@ describe("superstep command", () => {
     expect(JSON.parse(local.stdout.trim().split("\n").at(-1) as string)).toMatchObject({
       recorded: false,
       status: "ok",
+    });
+  });
+
+  it("rotates the encryption key: stored credentials are re-encrypted and still work", async () => {
+    const dir = dataDir();
+    const env = { STUDIO_DATA_DIR: dir, STUDIO_EGRESS_ALLOW: "127.0.0.1" };
+    const before = await start(env);
+    const setup = await fetch(`${before.url}/api/auth/setup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@example.com", password: "owner-password" }),
+    });
+    const { token } = ((await setup.json()) as { data: { token: string } }).data;
+    const created = await fetch(`${before.url}/api/credentials`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: "svc", type: "http_bearer", data: { token: "service-token-123" } }),
+    });
+    const credentialId = ((await created.json()) as { data: { id: string } }).data.id;
+    // The documented procedure: stop the studio, rotate, start it again.
+    await before.stop();
+    const keyFile = join(dir, "encryption-key");
+    const oldKey = readFileSync(keyFile, "utf8");
+
+    const rotated = runSuperstep(["rotate-key"], env);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    expect(rotated.stdout).toMatch(/Re-encrypted 1 credential with key [0-9a-f]{12}\./);
+    expect(readFileSync(keyFile, "utf8")).not.toBe(oldKey);
+    expect(existsSync(join(dir, "encryption-key.previous"))).toBe(false);
+
+    // A run that uses the credential opens it with the new key (the target is the studio itself).
+    const after = await start(env);
+    const workflow = join(dir, "uses-credential.json");
+    writeFileSync(
+      workflow,
+      JSON.stringify({
+        name: "uses credential",
+        state: [{ name: "health", type: "any" }],
+        nodes: [
+          {
+            id: "t",
+            type: "tool",
+            position: { x: 0, y: 0 },
+            data: {
+              kind: "http",
+              method: "GET",
+              url: `${after.url.replace("localhost", "127.0.0.1")}/api/health`,
+              credential_id: credentialId,
+              output_field: "health",
+            },
+          },
+        ],
+        edges: [{ id: "e", source: "start", target: "t" }],
+      }),
+    );
+    const run = runSuperstep(["run", workflow, "--json"], env);
+    const summary = JSON.parse(run.stdout.trim().split("\n").at(-1) as string);
+    expect(summary, run.stdout).toMatchObject({
+      recorded: true,
+      status: "ok",
+      state: { health: { data: { status: "ok" } } },
     });
   });
 

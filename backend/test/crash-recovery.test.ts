@@ -79,7 +79,12 @@ describe("crash recovery", () => {
   let databaseEnv: Record<string, string> = {};
 
   async function startStudio(dataDir: string): Promise<Api> {
-    studio = await startStudioProcess({ STUDIO_DATA_DIR: dataDir, STUDIO_LOG_FORMAT: "json", ...databaseEnv });
+    studio = await startStudioProcess({
+      STUDIO_DATA_DIR: dataDir,
+      STUDIO_LOG_FORMAT: "json",
+      STUDIO_EGRESS_ALLOW: "127.0.0.1",
+      ...databaseEnv,
+    });
     return { base: studio.url, token: "", key: "" };
   }
 

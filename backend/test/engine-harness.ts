@@ -4,8 +4,13 @@ import { type EngineConfig, loadConfig } from "../src/core/config.js";
 import type { StudioEvent } from "../src/engine/runtime/events.js";
 import type { RunOutcome } from "../src/engine/runtime/runtime.js";
 
+/**
+ * Engine settings for tests. The fake services tests talk to listen on loopback, so loopback is
+ * allowed the way an administrator allows a local service (STUDIO_EGRESS_ALLOW); tests of the
+ * egress policy itself pass `egressAllow: []`.
+ */
 export function engineConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
-  return { ...loadConfig({}, false).engine, ...overrides };
+  return { ...loadConfig({ STUDIO_EGRESS_ALLOW: "127.0.0.1" }, false).engine, ...overrides };
 }
 
 export async function collect(

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { buildApp } from "../src/api/app.js";
 import { buildContainer, type Container } from "../src/api/deps.js";
 import { type Config, loadConfig } from "../src/core/config.js";
-import { createLogger } from "../src/core/logging.js";
+import { createLogger, type Logger } from "../src/core/logging.js";
 import { testDatabaseEnv } from "./test-database.js";
 
 export type StudioApp = Awaited<ReturnType<typeof buildApp>>;
@@ -20,7 +20,11 @@ export interface TestStudio {
   close(): Promise<void>;
 }
 
-export async function startTestStudio(env: Record<string, string> = {}): Promise<TestStudio> {
+/** `logger`: a logger of the test's own (e.g. writing to a stream it reads). */
+export async function startTestStudio(
+  env: Record<string, string> = {},
+  options: { logger?: Logger } = {},
+): Promise<TestStudio> {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-test-"));
   const database = await testDatabaseEnv();
   const fullEnv: Record<string, string> = {
@@ -30,7 +34,7 @@ export async function startTestStudio(env: Record<string, string> = {}): Promise
     ...env,
   };
   const config = loadConfig(fullEnv);
-  const container = await buildContainer(config, createLogger(config.logLevel));
+  const container = await buildContainer(config, options.logger ?? createLogger(config.logLevel));
   const app = await buildApp(container);
   await app.ready();
   return {

@@ -19,6 +19,7 @@ import { registerErrorHandlers } from "./error-handlers.js";
 import "./request-context.js";
 import { apiKeyRoutes } from "./routes/api-key.routes.js";
 import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
+import { credentialRoutes } from "./routes/credential.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
@@ -78,6 +79,7 @@ export async function buildApp(container: Container) {
     });
     await scope.register(sessionRoutes(container));
     await scope.register(apiKeyRoutes(container));
+    await scope.register(credentialRoutes(container));
     await scope.register(workflowRoutes(container));
     await scope.register(runRoutes(container));
     await scope.register(scheduleRoutes(container));

@@ -32,7 +32,7 @@ describe("signed callbacks", () => {
       }
       return { json: { ok: true } };
     });
-    studio = await startTestStudio({ STUDIO_CALLBACK_ALLOW_PRIVATE: "1", STUDIO_CALLBACK_RETRY_BASE_MS: "50" });
+    studio = await startTestStudio({ STUDIO_EGRESS_ALLOW: "127.0.0.1", STUDIO_CALLBACK_RETRY_BASE_MS: "50" });
     await studio.container.runs.start(60_000);
     owner = await setupOwner(studio);
     const created = (
@@ -100,14 +100,17 @@ describe("callback URLs", () => {
   afterAll(() => studio.close());
 
   it.each([
-    ["http://127.0.0.1:9/x", "CALLBACK_URL_NOT_ALLOWED"],
-    ["http://10.1.2.3/x", "CALLBACK_URL_NOT_ALLOWED"],
-    ["http://169.254.169.254/latest/meta-data", "CALLBACK_URL_NOT_ALLOWED"],
-    ["http://[::1]:8080/", "CALLBACK_URL_NOT_ALLOWED"],
-    ["http://[::ffff:192.168.0.1]/", "CALLBACK_URL_NOT_ALLOWED"],
-    ["ftp://example.com/x", "CALLBACK_URL_INVALID"],
-    ["not a url", "CALLBACK_URL_INVALID"],
-  ])("refuses %s with %s and creates no run", async (url, code) => {
+    ["http://127.0.0.1:9/x", "CALLBACK_URL_NOT_ALLOWED", "loopback"],
+    ["http://2130706433/x", "CALLBACK_URL_NOT_ALLOWED", "loopback"],
+    ["http://10.1.2.3/x", "CALLBACK_URL_NOT_ALLOWED", "private"],
+    ["http://169.254.169.254/latest/meta-data", "CALLBACK_URL_NOT_ALLOWED", "metadata"],
+    ["http://[::1]:8080/", "CALLBACK_URL_NOT_ALLOWED", "loopback"],
+    ["http://[::ffff:192.168.0.1]/", "CALLBACK_URL_NOT_ALLOWED", "private"],
+    ["http://[64:ff9b::7f00:1]/", "CALLBACK_URL_NOT_ALLOWED", "loopback"],
+    ["http://[2002:a9fe:a9fe::1]/", "CALLBACK_URL_NOT_ALLOWED", "metadata"],
+    ["ftp://example.com/x", "CALLBACK_URL_INVALID", undefined],
+    ["not a url", "CALLBACK_URL_INVALID", undefined],
+  ])("refuses %s with %s and creates no run", async (url, code, addressClass) => {
     const response = await studio.app.inject({
       method: "POST",
       url: `/api/hooks/workflows/${workflowId}/runs`,
@@ -116,6 +119,7 @@ describe("callback URLs", () => {
     });
     expect(response.statusCode).toBe(422);
     expect(response.json().error.code).toBe(code);
+    expect(response.json().error.details.address_class).toBe(addressClass);
     const runs = await studio.container.database.db.selectFrom("runs").select("id").execute();
     expect(runs).toEqual([]);
   });

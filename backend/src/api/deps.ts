@@ -2,10 +2,13 @@
 // services only through this container.
 import { readFileSync } from "node:fs";
 import type { Config } from "../core/config.js";
+import { egressClientFor } from "../core/egress/egress-client.js";
 import type { Logger } from "../core/logging.js";
+import { SecretBox } from "../core/secret-box.js";
 import { resolveJwtSecret, TokenSigner } from "../core/security.js";
 import { ApiKeyRepository } from "../repositories/api-key.repository.js";
 import { CallbackDeliveryRepository } from "../repositories/callback-delivery.repository.js";
+import { CredentialRepository } from "../repositories/credential.repository.js";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from "../repositories/database.js";
 import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
@@ -14,6 +17,7 @@ import { UserRepository } from "../repositories/user.repository.js";
 import { WorkflowRepository } from "../repositories/workflow.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
 import { AuthService } from "../services/auth.service.js";
+import { CredentialService } from "../services/credential.service.js";
 import { HealthService } from "../services/health.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
 import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
@@ -30,6 +34,7 @@ export interface Container {
   auth: AuthService;
   apiKeys: ApiKeyService;
   workflows: WorkflowService;
+  credentials: CredentialService;
   runs: RunService;
   schedules: ScheduleService;
   bus: RunBus;
@@ -56,19 +61,37 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
       "JWT_SECRET is not set: using a secret kept in the data dir; set it when several servers share the database",
     );
   }
+  if (!config.encryptionKey && database.kind === "postgres") {
+    logger.warn(
+      "STUDIO_ENCRYPTION_KEY is not set: credentials are encrypted with a key kept in the data dir; set it when several servers share the database",
+    );
+  }
   const tokens = new TokenSigner(resolveJwtSecret(config.jwtSecret, config.dataDir), config.jwtTtlSeconds);
   const users = new UserRepository(database.db);
   const apiKeyRepository = new ApiKeyRepository(database.db);
   const workflowRepository = new WorkflowRepository(database.db);
-  const workflows = new WorkflowService({ workflows: workflowRepository, engine: config.engine });
+  const credentials = new CredentialService({
+    credentials: new CredentialRepository(database.db),
+    box: new SecretBox({
+      configured: config.encryptionKey,
+      previous: config.encryptionKeysPrevious,
+      dataDir: config.dataDir,
+    }),
+  });
+  const workflows = new WorkflowService({
+    workflows: workflowRepository,
+    engine: config.engine,
+    credentialTypes: (ownerId) => credentials.typeFor(ownerId),
+  });
   const runRepository = new RunRepository(database.db);
   const bus = new RunBus();
   const base = config.callbackRetryBaseMs;
+  const egress = egressClientFor(config.engine.egressAllow);
   const callbacks = new CallbackDeliverer({
     runs: runRepository,
     apiKeys: apiKeyRepository,
     deliveries: new CallbackDeliveryRepository(database.db),
-    allowPrivate: config.callbackAllowPrivate,
+    egress,
     backoffMs: [base, base * 5, base * 30, base * 120],
     logger,
   });
@@ -82,6 +105,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     bus,
     logger,
     resolverFor: (ownerId) => workflows.resolverFor({ userId: ownerId, role: "member", via: "session" }),
+    credentialsFor: (ownerId) => credentials.resolverFor(ownerId),
     onEnded,
   });
   const runs = new RunService({
@@ -92,7 +116,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     executor,
     engine: config.engine,
     bus,
-    callbackAllowPrivate: config.callbackAllowPrivate,
+    egress,
     onEnded,
   });
   const schedules = new ScheduleService({
@@ -108,6 +132,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     auth: new AuthService({ users, apiKeys: apiKeyRepository, tokens, allowSignup: config.allowSignup }),
     apiKeys: new ApiKeyService({ apiKeys: apiKeyRepository }),
     workflows,
+    credentials,
     runs,
     schedules,
     bus,

@@ -1,6 +1,7 @@
 // The `superstep` command. Later commands (worker, run, validate) join the table below.
 import { AppError } from "../core/errors.js";
 import { migrateCommand } from "./migrate.command.js";
+import { rotateKeyCommand } from "./rotate-key.command.js";
 import { runCommand } from "./run.command.js";
 import { startCommand } from "./start.command.js";
 import { validateCommand } from "./validate.command.js";
@@ -11,10 +12,14 @@ const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promi
   migrate: { summary: "apply database migrations and exit", run: migrateCommand },
   validate: { summary: "check a workflow file (exit 1 when it is not valid)", run: validateCommand },
   run: { summary: "run a workflow file: run FILE --input JSON [--json] [--step]", run: runCommand },
+  "rotate-key": {
+    summary: "re-encrypt stored credentials with a new key (stop the studio first)",
+    run: rotateKeyCommand,
+  },
 };
 
 function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`);
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)}${c.summary}`);
   return [
     "Usage: superstep <command>",
     "",

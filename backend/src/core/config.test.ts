@@ -42,8 +42,9 @@ describe("configuration", () => {
       STUDIO_AUTH_RATE_LIMIT: "5",
       STUDIO_UI_DIR: "/srv/ui",
       STUDIO_WORKER_CONCURRENCY: "8",
-      STUDIO_CALLBACK_ALLOW_PRIVATE: "1",
       STUDIO_CALLBACK_RETRY_BASE_MS: "50",
+      STUDIO_ENCRYPTION_KEY: "ab".repeat(32),
+      STUDIO_ENCRYPTION_KEY_PREVIOUS: `${"cd".repeat(32)}, ${Buffer.alloc(32, 7).toString("base64")}`,
     });
     expect(config).toEqual({
       port: 9000,
@@ -61,8 +62,9 @@ describe("configuration", () => {
       authRateLimitPerMinute: 5,
       uiDir: "/srv/ui",
       workerConcurrency: 8,
-      callbackAllowPrivate: true,
       callbackRetryBaseMs: 50,
+      encryptionKey: "ab".repeat(32),
+      encryptionKeysPrevious: ["cd".repeat(32), Buffer.alloc(32, 7).toString("base64")],
       engine: expect.any(Object),
     });
   });
@@ -81,6 +83,8 @@ describe("configuration", () => {
       smtpFrom: "Superstep <superstep@localhost>",
       openai: { apiKey: null, baseUrl: null },
       anthropic: { apiKey: null, baseUrl: null },
+      egressAllow: [],
+      serverKeyEndpoints: [],
     });
     const engine = loadConfig({
       STUDIO_CODE_MODE: "off",
@@ -97,6 +101,8 @@ describe("configuration", () => {
       OPENAI_BASE_URL: "http://127.0.0.1:11434/v1",
       ANTHROPIC_API_KEY: "ak-test",
       ANTHROPIC_BASE_URL: "http://127.0.0.1:9999",
+      STUDIO_EGRESS_ALLOW: "127.0.0.1:11434, ollama.internal *.svc.local,10.0.0.0/8",
+      STUDIO_SERVER_KEY_ENDPOINTS: "https://gateway.example.com/openai/v1",
     }).engine;
     expect(engine).toEqual({
       codeMode: "off",
@@ -111,7 +117,15 @@ describe("configuration", () => {
       smtpFrom: "Bot <bot@example.com>",
       openai: { apiKey: "sk-test", baseUrl: "http://127.0.0.1:11434/v1" },
       anthropic: { apiKey: "ak-test", baseUrl: "http://127.0.0.1:9999" },
+      egressAllow: expect.any(Array),
+      serverKeyEndpoints: ["https://gateway.example.com"],
     });
+    expect(engine.egressAllow.map((rule) => rule.text)).toEqual([
+      "127.0.0.1:11434",
+      "ollama.internal",
+      "*.svc.local",
+      "10.0.0.0/8",
+    ]);
   });
 
   it.each([
@@ -126,6 +140,13 @@ describe("configuration", () => {
     ["STUDIO_CODE_MODE", "docker"],
     ["STUDIO_SMTP_URL", "http://mail"],
     ["OPENAI_BASE_URL", "not a url"],
+    ["STUDIO_EGRESS_ALLOW", "10.0.0.0/33"],
+    ["STUDIO_EGRESS_ALLOW", "host:99999"],
+    ["STUDIO_EGRESS_ALLOW", "10.0.0.0/8:80"],
+    ["STUDIO_EGRESS_ALLOW", "http://host/"],
+    ["STUDIO_SERVER_KEY_ENDPOINTS", "gateway.example.com"],
+    ["STUDIO_ENCRYPTION_KEY", "too-short"],
+    ["STUDIO_ENCRYPTION_KEY_PREVIOUS", `${"ab".repeat(32)},nope`],
   ])("refuses %s=%s with CONFIG_INVALID naming the variable", (name, value) => {
     let caught: unknown;
     try {
@@ -147,5 +168,6 @@ describe("configuration", () => {
   it("never echoes secrets in its errors", () => {
     expect(() => loadConfig({ JWT_SECRET: "tiny-secret" })).toThrow(/JWT_SECRET="\(hidden\)"/);
     expect(() => loadConfig({ DATABASE_URL: "mysql://user:hunter2@h/db" })).not.toThrow(/hunter2/);
+    expect(() => loadConfig({ STUDIO_ENCRYPTION_KEY: "hunter2-hunter2" })).toThrow(/"\(hidden\)"/);
   });
 });

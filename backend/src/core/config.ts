@@ -3,7 +3,9 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type EgressRule, parseEgressAllow } from "./egress/egress-policy.js";
 import { AppError } from "./errors.js";
+import { decodeKey } from "./secret-box.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 export type LogFormat = "json" | "pretty";
@@ -24,8 +26,11 @@ export interface Config {
   authRateLimitPerMinute: number;
   uiDir: string;
   workerConcurrency: number;
-  callbackAllowPrivate: boolean;
   callbackRetryBaseMs: number;
+  /** Base64 or hex of 32 bytes; null: a key file generated in the data dir. */
+  encryptionKey: string | null;
+  /** Earlier keys, still read while credentials are re-encrypted (`superstep rotate-key`). */
+  encryptionKeysPrevious: string[];
   engine: EngineConfig;
 }
 
@@ -42,6 +47,10 @@ export interface EngineConfig {
   smtpFrom: string;
   openai: { apiKey: string | null; baseUrl: string | null };
   anthropic: { apiKey: string | null; baseUrl: string | null };
+  /** Hosts and networks outbound requests from workflows may reach besides public addresses. */
+  egressAllow: readonly EgressRule[];
+  /** Other endpoints (origins) the server's provider keys may be sent to. */
+  serverKeyEndpoints: readonly string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -126,6 +135,47 @@ function url(env: Env, name: string, protocols: RegExp, hidden = false): string 
   return raw;
 }
 
+function egressAllow(env: Env): EgressRule[] {
+  const raw = text(env, "STUDIO_EGRESS_ALLOW");
+  if (raw === null) return [];
+  try {
+    return parseEgressAllow(raw);
+  } catch (error) {
+    throw invalid(
+      "STUDIO_EGRESS_ALLOW",
+      raw,
+      `hosts, host:port, addresses or CIDR networks (${(error as Error).message})`,
+    );
+  }
+}
+
+function origins(env: Env, name: string): string[] {
+  const raw = text(env, name);
+  if (raw === null) return [];
+  return raw
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((entry) => {
+      if (!/^https?:\/\//.test(entry) || !URL.canParse(entry)) throw invalid(name, entry, "http(s) URLs");
+      return new URL(entry).origin;
+    });
+}
+
+function encryptionKey(env: Env): string | null {
+  const raw = text(env, "STUDIO_ENCRYPTION_KEY");
+  if (raw !== null && decodeKey(raw) === null)
+    throw invalid("STUDIO_ENCRYPTION_KEY", "(hidden)", "32 bytes as base64 (44 characters) or hex (64 characters)");
+  return raw;
+}
+
+function previousKeys(env: Env): string[] {
+  const raw = text(env, "STUDIO_ENCRYPTION_KEY_PREVIOUS");
+  const keys = raw === null ? [] : raw.split(/[\s,]+/).filter(Boolean);
+  if (keys.some((key) => decodeKey(key) === null))
+    throw invalid("STUDIO_ENCRYPTION_KEY_PREVIOUS", "(hidden)", "keys of 32 bytes as base64 or hex, comma-separated");
+  return keys;
+}
+
 function engineConfig(env: Env): EngineConfig {
   return {
     codeMode: oneOf(env, "STUDIO_CODE_MODE", ["wasm", "off"] as const, "wasm"),
@@ -140,6 +190,8 @@ function engineConfig(env: Env): EngineConfig {
     smtpFrom: text(env, "STUDIO_SMTP_FROM") ?? "Superstep <superstep@localhost>",
     openai: { apiKey: text(env, "OPENAI_API_KEY"), baseUrl: url(env, "OPENAI_BASE_URL", /^https?:\/\//) },
     anthropic: { apiKey: text(env, "ANTHROPIC_API_KEY"), baseUrl: url(env, "ANTHROPIC_BASE_URL", /^https?:\/\//) },
+    egressAllow: egressAllow(env),
+    serverKeyEndpoints: origins(env, "STUDIO_SERVER_KEY_ENDPOINTS"),
   };
 }
 
@@ -164,8 +216,9 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     authRateLimitPerMinute: integer(env, "STUDIO_AUTH_RATE_LIMIT", 20, 1, 100000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
     workerConcurrency: integer(env, "STUDIO_WORKER_CONCURRENCY", 4, 1, 256),
-    callbackAllowPrivate: flag(env, "STUDIO_CALLBACK_ALLOW_PRIVATE"),
     callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),
+    encryptionKey: encryptionKey(env),
+    encryptionKeysPrevious: previousKeys(env),
     engine: engineConfig(env),
   };
 }

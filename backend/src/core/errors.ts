@@ -27,7 +27,15 @@ export const CATALOG = {
   CALLBACK_URL_INVALID: { status: 422, message: "The callback URL must be an http(s) URL whose host resolves." },
   CALLBACK_URL_NOT_ALLOWED: {
     status: 422,
-    message: "Callbacks to private, loopback or link-local addresses are refused (STUDIO_CALLBACK_ALLOW_PRIVATE).",
+    message:
+      "Callbacks to loopback, private, link-local or metadata addresses are refused; details name the address class (STUDIO_EGRESS_ALLOW).",
+  },
+  CREDENTIAL_NOT_FOUND: { status: 404, message: "No such credential." },
+  CREDENTIAL_NAME_TAKEN: { status: 409, message: "You already have a credential with this name." },
+  CREDENTIAL_UNREADABLE: {
+    status: 500,
+    message:
+      "The credential cannot be decrypted: the encryption key it was stored with is not loaded (STUDIO_ENCRYPTION_KEY).",
   },
   SCHEDULE_NOT_FOUND: { status: 404, message: "No such schedule." },
   SCHEDULE_CRON_INVALID: { status: 422, message: "The cron expression is not valid." },
@@ -72,6 +80,11 @@ export const CATALOG = {
   PROVIDER_KEY_MISSING: { status: 422, message: "The model provider's API key is not set on this server." },
   LLM_FAILED: { status: 502, message: "The model provider answered with an error." },
   LLM_OUTPUT_INVALID: { status: 502, message: "The model's answer does not have the required shape." },
+  EGRESS_REFUSED: {
+    status: 403,
+    message:
+      "The request goes to an address this server does not allow (loopback, private, link-local or metadata); details name the address class.",
+  },
   HTTP_TOOL_FAILED: { status: 502, message: "The HTTP request failed." },
   HTTP_TOOL_STATUS: { status: 502, message: "The HTTP request was answered with an error status." },
   HTTP_TOOL_TIMEOUT: { status: 504, message: "The HTTP request took longer than its timeout." },
@@ -126,7 +139,9 @@ export const VALIDATION_CATALOG = {
   SUBGRAPH_FIELD_UNKNOWN: "The subgraph mapping names a field the child workflow does not declare.",
   CODE_MODE_OFF: "Code nodes are turned off on this server (STUDIO_CODE_MODE=off).",
   PROVIDER_NOT_CONFIGURED: "This server has no key for the model provider.",
-  SMTP_NOT_CONFIGURED: "Send email needs STUDIO_SMTP_URL on this server.",
+  SMTP_NOT_CONFIGURED: "Send email needs STUDIO_SMTP_URL on this server, or an SMTP credential.",
+  CREDENTIAL_NOT_FOUND: "The credential does not exist or is not yours.",
+  CREDENTIAL_TYPE_MISMATCH: "The credential is not of a type this node can use.",
 } as const;
 export type ValidationCode = keyof typeof VALIDATION_CATALOG;
 

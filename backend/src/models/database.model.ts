@@ -147,6 +147,20 @@ export interface NodeResultsTable {
   created_at: string;
 }
 
+export interface CredentialsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  type: string;
+  /** Sealed JSON of the credential's data (core/secret-box). */
+  secret: string;
+  /** JSON list of the data's field names, shown instead of the values. */
+  fields: string;
+  created_at: string;
+  updated_at: string;
+  last_used_at: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
@@ -159,6 +173,7 @@ export interface Database {
   node_results: NodeResultsTable;
   callback_deliveries: CallbackDeliveriesTable;
   schedules: SchedulesTable;
+  credentials: CredentialsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -168,3 +183,4 @@ export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
 export type RunRow = Selectable<RunsTable>;
 export type RunEventRow = Selectable<RunEventsTable>;
 export type ScheduleRow = Selectable<SchedulesTable>;
+export type CredentialRow = Selectable<CredentialsTable>;

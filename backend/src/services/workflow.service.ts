@@ -4,7 +4,7 @@ import { type Actor, assertOwned } from "../core/authz.js";
 import { contentHash } from "../core/canonical-json.js";
 import type { EngineConfig } from "../core/config.js";
 import { AppError } from "../core/errors.js";
-import type { WorkflowResolver } from "../engine/runtime/ports.js";
+import type { CredentialTypeLookup, WorkflowResolver } from "../engine/runtime/ports.js";
 import { prepareWorkflow } from "../engine/runtime/runtime.js";
 import type { WorkflowRow, WorkflowVersionRow } from "../models/database.model.js";
 import type {
@@ -73,10 +73,17 @@ export interface SaveResult {
 export class WorkflowService {
   readonly #workflows: WorkflowRepository;
   readonly #engine: EngineConfig;
+  readonly #credentialTypes: (ownerId: string) => CredentialTypeLookup;
 
-  constructor(deps: { workflows: WorkflowRepository; engine: EngineConfig }) {
+  constructor(deps: {
+    workflows: WorkflowRepository;
+    engine: EngineConfig;
+    /** The types of an owner's stored credentials, for the validator. */
+    credentialTypes: (ownerId: string) => CredentialTypeLookup;
+  }) {
     this.#workflows = deps.workflows;
     this.#engine = deps.engine;
+    this.#credentialTypes = deps.credentialTypes;
   }
 
   /** Saved versions the actor owns, for Subgraph nodes. */
@@ -89,9 +96,19 @@ export class WorkflowService {
     };
   }
 
+  /** The actor's stored credentials, by type, for validation (nothing is decrypted). */
+  credentialTypesFor(actor: Actor): CredentialTypeLookup {
+    return this.#credentialTypes(actor.userId);
+  }
+
   /** Checks a document as a run would; AppError WORKFLOW_INVALID lists every problem. */
   async validate(actor: Actor, document: unknown, workflowId?: string): Promise<{ valid: true }> {
-    await prepareWorkflow(document, { engine: this.#engine, resolveWorkflow: this.resolverFor(actor), workflowId });
+    await prepareWorkflow(document, {
+      engine: this.#engine,
+      resolveWorkflow: this.resolverFor(actor),
+      credentialType: this.credentialTypesFor(actor),
+      workflowId,
+    });
     return { valid: true };
   }
 

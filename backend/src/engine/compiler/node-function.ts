@@ -58,6 +58,7 @@ export function makeNodeFunction(
   const sideEffect = SIDE_EFFECT_TYPES.has(node.type);
   return async (state, config) => {
     const ctx = runContextOf(config);
+    const { redactor } = ctx.credentials;
     const superstep = superstepOf(config);
     const asBody = options.forEachOf !== undefined && Object.hasOwn(state, ITEM_KEY);
     const index = asBody ? (state[INDEX_KEY] as number) : undefined;
@@ -90,16 +91,19 @@ export function makeNodeFunction(
           key,
           child: options.child,
           stateFields: options.stateFields,
-          emitToken: (text) => emitNodeEvent(config, { ...base, type: "node_token", data: { text } }),
+          emitToken: (text) =>
+            emitNodeEvent(config, { ...base, type: "node_token", data: { text: redactor.text(text) } }),
           reportUsage: (tokens) => {
             usage = tokens;
           },
         });
+        // Secrets of the run's credentials never reach the state, the ledger or events.
+        update = redactor.value(update);
         if (sideEffect) await ctx.ledger.put(key, { update });
       }
     } catch (error) {
       if (isGraphInterrupt(error) || ctx.signal.aborted || error instanceof NodeFailure) throw error;
-      const reported = toEventError(error);
+      const reported = redactor.value(toEventError(error));
       emitNodeEvent(config, { ...base, type: "error", data: { error: reported } });
       throw new NodeFailure(node.id, reported);
     }

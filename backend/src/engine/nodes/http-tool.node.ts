@@ -1,11 +1,32 @@
 // HTTP request tool: templates rendered from state, a timeout, a response size cap, and the
-// idempotency headers that let the receiver apply a retried call once.
+// idempotency headers that let the receiver apply a retried call once. Requests (and every
+// redirect hop) go through the egress policy.
+import { egressClientFor } from "../../core/egress/egress-client.js";
 import { AppError } from "../../core/errors.js";
+import type { StoredCredential } from "../../schemas/credential.schema.js";
+import { credentialFor } from "../runtime/run-credentials.js";
 import { renderText, renderValue } from "../templates/template.js";
 import type { TypedNode } from "../validator/validator.js";
 import type { Executor } from "./node-execution.js";
 
 type ToolNode = Extract<TypedNode, { type: "tool" }>;
+
+/** The header a stored HTTP credential adds (it wins over a header of the same name). */
+function authenticate(headers: Headers, credential: Extract<StoredCredential, { type: `http_${string}` }>): void {
+  switch (credential.type) {
+    case "http_bearer":
+      headers.set("authorization", `Bearer ${credential.data.token}`);
+      return;
+    case "http_basic":
+      headers.set(
+        "authorization",
+        `Basic ${Buffer.from(`${credential.data.username}:${credential.data.password}`).toString("base64")}`,
+      );
+      return;
+    case "http_header":
+      headers.set(credential.data.name, credential.data.value);
+  }
+}
 
 async function readCapped(response: Response, limit: number): Promise<Buffer> {
   const declared = Number(response.headers.get("content-length") ?? "0");
@@ -30,6 +51,12 @@ export const executeHttpTool: Executor<ToolNode> = async ({ node, scope, ctx, ke
   }
   const headers = new Headers();
   for (const [name, value] of Object.entries(data.headers)) headers.set(name, renderText(value, scope));
+  if (data.credential_id) {
+    authenticate(
+      headers,
+      credentialFor(ctx.credentials, data.credential_id, ["http_bearer", "http_basic", "http_header"]),
+    );
+  }
   headers.set("Idempotency-Key", key);
   headers.set("X-Studio-Run-Id", ctx.runId);
   headers.set("X-Studio-Attempt", String(ctx.attempt));
@@ -42,7 +69,7 @@ export const executeHttpTool: Executor<ToolNode> = async ({ node, scope, ctx, ke
   const timeout = AbortSignal.timeout(data.timeout_ms);
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await egressClientFor(ctx.engine.egressAllow).fetch(url, {
       method: data.method,
       headers,
       body,
@@ -51,6 +78,7 @@ export const executeHttpTool: Executor<ToolNode> = async ({ node, scope, ctx, ke
     });
   } catch (error) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    if (error instanceof AppError) throw error;
     if (timeout.aborted) throw new AppError("HTTP_TOOL_TIMEOUT", { url, timeout_ms: data.timeout_ms });
     throw new AppError("HTTP_TOOL_FAILED", {
       url,

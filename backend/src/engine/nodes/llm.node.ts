@@ -1,13 +1,22 @@
 // LLM and Decision nodes call a chat model through the provider clients.
 import { AppError } from "../../core/errors.js";
 import { ROUTES_CHANNEL } from "../compiler/state-channels.js";
-import { streamChat, structuredChat } from "../providers/chat-model.provider.js";
+import { type ModelSettings, streamChat, structuredChat } from "../providers/chat-model.provider.js";
+import type { RunContext } from "../runtime/run-context.js";
+import { credentialFor } from "../runtime/run-credentials.js";
 import { renderText } from "../templates/template.js";
 import type { TypedNode } from "../validator/validator.js";
 import type { Executor } from "./node-execution.js";
 
 type LlmNode = Extract<TypedNode, { type: "llm" }>;
 type DecisionNode = Extract<TypedNode, { type: "decision" }>;
+
+/** The node's model settings, with its own key when it names a credential. */
+function modelSettings(data: LlmNode["data"] | DecisionNode["data"], ctx: RunContext): ModelSettings {
+  if (!data.credential_id) return data;
+  const credential = credentialFor(ctx.credentials, data.credential_id, [data.provider]);
+  return { ...data, apiKey: credential.data.api_key };
+}
 
 export const executeLlm: Executor<LlmNode> = async ({ node, scope, ctx, emitToken, reportUsage }) => {
   const data = node.data;
@@ -16,11 +25,17 @@ export const executeLlm: Executor<LlmNode> = async ({ node, scope, ctx, emitToke
     prompt: renderText(data.prompt, scope),
   };
   if (data.json_schema) {
-    const { value, usage } = await structuredChat(data, turn, data.json_schema, ctx.engine, ctx.signal);
+    const { value, usage } = await structuredChat(
+      modelSettings(data, ctx),
+      turn,
+      data.json_schema,
+      ctx.engine,
+      ctx.signal,
+    );
     reportUsage(usage);
     return { [data.output_field]: value };
   }
-  const { text, usage } = await streamChat(data, turn, ctx.engine, emitToken, ctx.signal);
+  const { text, usage } = await streamChat(modelSettings(data, ctx), turn, ctx.engine, emitToken, ctx.signal);
   reportUsage(usage);
   return { [data.output_field]: text };
 };
@@ -45,7 +60,7 @@ export function makeDecisionExecutor(labels: string[]): Executor<DecisionNode> {
       additionalProperties: false,
     };
     const { value, usage } = await structuredChat(
-      data,
+      modelSettings(data, ctx),
       { system, prompt: renderText(data.prompt, scope) },
       schema,
       ctx.engine,

@@ -20,11 +20,15 @@ export const endData = z.strictObject({
 });
 
 export const PROVIDERS = ["openai", "anthropic"] as const;
+/** A stored credential of the workflow owner, by id. */
+const credentialId = z.string().min(1).max(100);
 const modelSettings = {
   provider: z.enum(PROVIDERS).default("openai"),
   model: z.string().trim().min(1).max(200),
   /** An OpenAI-compatible server (Ollama, vLLM, LM Studio); overrides OPENAI_BASE_URL. */
   base_url: z.url({ protocol: /^https?$/ }).optional(),
+  /** The user's own key for the provider (an `openai` or `anthropic` credential). */
+  credential_id: credentialId.optional(),
   temperature: z.number().min(0).max(2).optional(),
   max_tokens: z.number().int().min(1).max(200_000).optional(),
 };
@@ -48,6 +52,8 @@ export const toolData = z.discriminatedUnion("kind", [
     url: text(4000).min(1),
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), text(8000)).default({}),
     body: z.unknown().optional(),
+    /** Authentication from a stored credential (http_bearer, http_basic or http_header). */
+    credential_id: credentialId.optional(),
     timeout_ms: z.number().int().min(100).max(300_000).default(30_000),
     max_response_bytes: z
       .number()
@@ -183,6 +189,8 @@ export const sendEmailData = z.strictObject({
   body: text(200_000),
   html: z.boolean().default(false),
   from: text(400).optional(),
+  /** The user's own SMTP server (an `smtp` credential) instead of STUDIO_SMTP_URL. */
+  credential_id: credentialId.optional(),
   /** Where to write {message_id, accepted}; optional. */
   output_field: fieldName.optional(),
 });

@@ -13,6 +13,7 @@ import {
   startReceiver,
 } from "../../../test/engine-harness.js";
 import { createFakeOpenAI, type FakeServer } from "../../../test/fake-openai-server.js";
+import { parseEgressAllow } from "../../core/egress/egress-policy.js";
 import { MemoryResultLedger } from "../runtime/ports.js";
 import { runStream } from "../runtime/runtime.js";
 
@@ -182,6 +183,36 @@ describe("HTTP tool node", () => {
       runStream(tool("/echo", { max_response_bytes: 5 }), {}, { engine: engineConfig() }),
     );
     expect(outcome.error?.code).toBe("HTTP_TOOL_RESPONSE_TOO_LARGE");
+  });
+
+  it("refuses a loopback URL unless the administrator allows it, with the address class and not the response", async () => {
+    const before = receiver.requests.length;
+    const { outcome, events } = await collect(
+      runStream(tool("/echo"), {}, { engine: engineConfig({ egressAllow: [] }) }),
+    );
+    expect(outcome.status).toBe("error");
+    expect(outcome.error).toMatchObject({
+      code: "EGRESS_REFUSED",
+      details: { address: "127.0.0.1", address_class: "loopback" },
+    });
+    expect(outcome.state.r).toBeUndefined();
+    expect(JSON.stringify(events)).not.toContain('"ok":true');
+    expect(receiver.requests.length).toBe(before);
+  });
+
+  it("refuses cloud metadata addresses in every spelling, whatever is allowed", async () => {
+    const everything = engineConfig({ egressAllow: parseEgressAllow("0.0.0.0/0, ::/0") });
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://0xa9fea9fe/latest/",
+      "http://2852039166/latest/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://[64:ff9b::a9fe:a9fe]/",
+    ]) {
+      const document = { ...tool("/x"), nodes: [httpTool("t", url, "r", { method: "GET" })] };
+      const { outcome } = await collect(runStream(document, {}, { engine: everything }));
+      expect(outcome.error, url).toMatchObject({ code: "EGRESS_REFUSED", details: { address_class: "metadata" } });
+    }
   });
 
   it("fails clearly when nothing listens", async () => {

@@ -1,7 +1,12 @@
-// Send email over SMTP. The Message-ID is derived from the idempotency key, so a receiving system
-// can recognise a message sent again after a crash.
-import nodemailer from "nodemailer";
+// Send email over SMTP: the server's (STUDIO_SMTP_URL) or the user's own from an SMTP credential,
+// reached through the egress policy. The Message-ID is derived from the idempotency key, so a
+// receiving system can recognise a message sent again after a crash.
+import { isIP } from "node:net";
+import nodemailer, { type Transporter } from "nodemailer";
+import { egressClientFor } from "../../core/egress/egress-client.js";
 import { AppError } from "../../core/errors.js";
+import type { RunContext } from "../runtime/run-context.js";
+import { credentialFor } from "../runtime/run-credentials.js";
 import { renderText } from "../templates/template.js";
 import type { TypedNode } from "../validator/validator.js";
 import type { Executor } from "./node-execution.js";
@@ -12,11 +17,31 @@ export function messageIdFor(key: string): string {
   return `<${key.replace(/[^A-Za-z0-9._-]/g, ".")}@superstep>`;
 }
 
+/**
+ * The user's SMTP server: its host is resolved and checked once, and the connection goes to the
+ * checked address (TLS still verifies the host name).
+ */
+async function credentialTransport(ctx: RunContext, credentialId: string): Promise<Transporter> {
+  const { data } = credentialFor(ctx.credentials, credentialId, ["smtp"]);
+  const address = await egressClientFor(ctx.engine.egressAllow).pin(data.host, data.port);
+  return nodemailer.createTransport({
+    host: address,
+    port: data.port,
+    secure: data.secure,
+    ...(data.username ? { auth: { user: data.username, pass: data.password ?? "" } } : {}),
+    tls: isIP(data.host) ? {} : { servername: data.host },
+  });
+}
+
+async function transportFor(ctx: RunContext, credentialId: string | undefined): Promise<Transporter> {
+  if (credentialId) return credentialTransport(ctx, credentialId);
+  if (!ctx.engine.smtpUrl) throw new AppError("EMAIL_FAILED", null, "Send email needs STUDIO_SMTP_URL on this server.");
+  return nodemailer.createTransport(ctx.engine.smtpUrl);
+}
+
 export const executeSendEmail: Executor<EmailNode> = async ({ node, scope, ctx, key }) => {
-  const smtpUrl = ctx.engine.smtpUrl;
-  if (!smtpUrl) throw new AppError("EMAIL_FAILED", null, "Send email needs STUDIO_SMTP_URL on this server.");
   const data = node.data;
-  const transport = nodemailer.createTransport(smtpUrl);
+  const transport = await transportFor(ctx, data.credential_id);
   const messageId = messageIdFor(key);
   const body = renderText(data.body, scope);
   try {

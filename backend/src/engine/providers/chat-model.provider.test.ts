@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFakeAnthropic } from "../../../test/fake-anthropic-server.js";
 import { createFakeOpenAI, type FakeReply, type FakeServer } from "../../../test/fake-openai-server.js";
+import { parseEgressAllow } from "../../core/egress/egress-policy.js";
 import { AppError } from "../../core/errors.js";
 import {
   checkJsonSchema,
@@ -28,10 +29,26 @@ async function fake(provider: ProviderName, reply?: () => FakeReply): Promise<Fa
   return server;
 }
 
-function providersFor(provider: ProviderName, url: string | null, key: string | null = null): ProviderConfig {
+// The fake servers listen on loopback, which an administrator would allow for a local server.
+const LOOPBACK = parseEgressAllow("127.0.0.1");
+
+function noProviders(extra: Partial<ProviderConfig> = {}): ProviderConfig {
   const none = { apiKey: null, baseUrl: null };
+  return { openai: none, anthropic: none, egressAllow: LOOPBACK, serverKeyEndpoints: [], ...extra };
+}
+
+function providersFor(
+  provider: ProviderName,
+  url: string | null,
+  key: string | null = null,
+  extra: Partial<ProviderConfig> = {},
+): ProviderConfig {
   const self = { apiKey: key ?? (provider === "openai" ? OPENAI_KEY : ANTHROPIC_KEY), baseUrl: url };
-  return provider === "openai" ? { openai: self, anthropic: none } : { openai: none, anthropic: self };
+  return noProviders({ [provider]: self, ...extra });
+}
+
+function keyHeader(provider: ProviderName, headers: Record<string, unknown>): unknown {
+  return provider === "openai" ? headers.authorization : headers["x-api-key"];
 }
 
 function settings(provider: ProviderName, extra: Partial<ModelSettings> = {}): ModelSettings {
@@ -105,21 +122,81 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider) => {
     expect(configured.requests).toHaveLength(0);
   });
 
+  it("never sends the server's key to an endpoint the node chose", async () => {
+    const configured = await fake(provider, () => ({ text: "configured" }));
+    const elsewhere = await fake(provider, () => ({ text: "elsewhere" }));
+    const serverKey = provider === "openai" ? OPENAI_KEY : ANTHROPIC_KEY;
+    await streamChat(
+      settings(provider, { base_url: elsewhere.url }),
+      { prompt: "hi" },
+      providersFor(provider, configured.url),
+      () => {},
+    );
+    const sent = String(keyHeader(provider, elsewhere.requests[0]?.headers ?? {}));
+    expect(sent).not.toContain(serverKey);
+    expect(JSON.stringify(elsewhere.requests)).not.toContain(serverKey);
+  });
+
+  it("sends the node's credential key wherever its base_url points", async () => {
+    const elsewhere = await fake(provider, () => ({ text: "elsewhere" }));
+    await streamChat(
+      settings(provider, { base_url: elsewhere.url, apiKey: "user-own-key-0001" }),
+      { prompt: "hi" },
+      providersFor(provider, null),
+      () => {},
+    );
+    expect(String(keyHeader(provider, elsewhere.requests[0]?.headers ?? {}))).toContain("user-own-key-0001");
+  });
+
+  it("sends the server's key to an endpoint the administrator listed (STUDIO_SERVER_KEY_ENDPOINTS)", async () => {
+    const gateway = await fake(provider, () => ({ text: "gateway" }));
+    const serverKey = provider === "openai" ? OPENAI_KEY : ANTHROPIC_KEY;
+    await streamChat(
+      settings(provider, { base_url: gateway.url }),
+      { prompt: "hi" },
+      providersFor(provider, null, null, { serverKeyEndpoints: [new URL(gateway.url).origin] }),
+      () => {},
+    );
+    expect(String(keyHeader(provider, gateway.requests[0]?.headers ?? {}))).toContain(serverKey);
+  });
+
+  it("refuses a base_url the egress policy does not allow, sending nothing", async () => {
+    const local = await fake(provider, () => ({ text: "local" }));
+    const error = await rejection(
+      streamChat(
+        settings(provider, { base_url: local.url, apiKey: "user-own-key-0001" }),
+        { prompt: "hi" },
+        providersFor(provider, null, null, { egressAllow: [] }),
+        () => {},
+      ),
+    );
+    expect(error.code).toBe("EGRESS_REFUSED");
+    expect(error.details).toMatchObject({ address_class: "loopback" });
+    expect(local.requests).toHaveLength(0);
+  });
+
+  it("reaches the endpoint the administrator configured without an egress entry", async () => {
+    const configured = await fake(provider, () => ({ text: "configured" }));
+    const outcome = await streamChat(
+      settings(provider),
+      { prompt: "hi" },
+      providersFor(provider, configured.url, null, { egressAllow: [] }),
+      () => {},
+    );
+    expect(outcome.text).toBe("configured");
+  });
+
   it("refuses to start without a key and names the variable, sending nothing", async () => {
     const server = await fake(provider);
-    const fetchSpy = vi.spyOn(globalThis, "fetch");
     // OpenAI: no key and no base URL at all; Anthropic: a base URL does not stand in for a key.
     const providers =
-      provider === "openai"
-        ? { openai: { apiKey: null, baseUrl: null }, anthropic: { apiKey: null, baseUrl: null } }
-        : { openai: { apiKey: null, baseUrl: null }, anthropic: { apiKey: null, baseUrl: server.url } };
+      provider === "openai" ? noProviders() : noProviders({ anthropic: { apiKey: null, baseUrl: server.url } });
     const error = await rejection(streamChat(settings(provider), { prompt: "hi" }, providers, () => {}));
     expect(error.code).toBe("PROVIDER_KEY_MISSING");
     const variable = provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
     expect(error.details).toEqual({ variable, provider });
     expect(error.message).toContain(variable);
     expect(server.requests).toHaveLength(0);
-    expect(fetchSpy).not.toHaveBeenCalled();
   });
 
   it.each([401, 500])("reports HTTP %i as LLM_FAILED without the key", async (status) => {
@@ -211,7 +288,7 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider) => {
 describe("openai specifics", () => {
   it("sends a placeholder key to a keyless OpenAI-compatible server", async () => {
     const server = await fake("openai", () => ({ text: "local" }));
-    const providers = { openai: { apiKey: null, baseUrl: null }, anthropic: { apiKey: null, baseUrl: null } };
+    const providers = noProviders();
     const outcome = await streamChat(
       settings("openai", { base_url: server.url, model: "llama3" }),
       { prompt: "hi" },

@@ -1,12 +1,16 @@
 // One door to the chat models: builds a LangChain model for a node's settings, streams text or
 // asks for a structured answer, and turns every provider failure into a catalogued AppError.
-// The configuration (core/config.ts) is the only source of keys and base URLs: values are
-// always passed explicitly so the SDKs never fall back to environment variables on their own.
+// The configuration (core/config.ts) and the node's credential are the only sources of keys and
+// base URLs: values are always passed explicitly so the SDKs never fall back to environment
+// variables on their own. A server key goes only to its provider's configured endpoint (or one
+// the administrator lists); every request goes through the egress policy.
 import { ChatAnthropic } from "@langchain/anthropic";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import type { EngineConfig } from "../../core/config.js";
+import { EgressClient, egressRefusalIn } from "../../core/egress/egress-client.js";
+import { EgressPolicy, type EgressRule, parseEgressRule } from "../../core/egress/egress-policy.js";
 import { AppError } from "../../core/errors.js";
 
 export type ProviderName = "openai" | "anthropic";
@@ -17,6 +21,8 @@ export interface ModelSettings {
   base_url?: string;
   temperature?: number;
   max_tokens?: number;
+  /** The node's own key (a stored credential), sent wherever base_url points. */
+  apiKey?: string;
 }
 
 export interface ChatTurn {
@@ -34,7 +40,7 @@ export interface ChatOutcome {
   usage: TokenUsage;
 }
 
-export type ProviderConfig = Pick<EngineConfig, "openai" | "anthropic">;
+export type ProviderConfig = Pick<EngineConfig, "openai" | "anthropic" | "egressAllow" | "serverKeyEndpoints">;
 
 // One retry absorbs a dropped connection or a 5xx blip; more would hold a run for long
 // back-offs while the run timeout and cancellation are the real limits.
@@ -55,43 +61,109 @@ interface BuiltModel {
   secret: string | null;
 }
 
-function buildModel(settings: ModelSettings, providers: ProviderConfig): BuiltModel {
+/** The endpoint the server's key for a provider belongs to. */
+function serverEndpoint(provider: ProviderName, providers: ProviderConfig): string {
+  return provider === "anthropic"
+    ? (providers.anthropic.baseUrl ?? DEFAULT_ANTHROPIC_URL)
+    : (providers.openai.baseUrl ?? DEFAULT_OPENAI_URL);
+}
+
+function mayReceiveServerKey(endpoint: string, provider: ProviderName, providers: ProviderConfig): boolean {
+  const origin = new URL(endpoint).origin;
+  return (
+    origin === new URL(serverEndpoint(provider, providers)).origin || providers.serverKeyEndpoints.includes(origin)
+  );
+}
+
+/** Whether a node without a credential would send the server's key (and so needs one set). */
+export function serverKeyNeeded(
+  provider: ProviderName,
+  baseUrl: string | undefined,
+  providers: ProviderConfig,
+): boolean {
+  return mayReceiveServerKey(baseUrl ?? serverEndpoint(provider, providers), provider, providers);
+}
+
+/**
+ * The key a request to `endpoint` carries: the node's credential; else the server's key when
+ * the endpoint is the provider's configured one; else none (a local OpenAI-compatible server
+ * needs none, and the server's key must not leave for an endpoint a workflow chose).
+ */
+function keyFor(settings: ModelSettings, endpoint: string, providers: ProviderConfig): string | null {
+  if (settings.apiKey) return settings.apiKey;
+  if (!mayReceiveServerKey(endpoint, settings.provider, providers)) return null;
   if (settings.provider === "anthropic") {
-    const apiKey = providers.anthropic.apiKey;
-    if (!apiKey) {
-      throw new AppError(
-        "PROVIDER_KEY_MISSING",
-        { variable: "ANTHROPIC_API_KEY", provider: "anthropic" },
-        "Set ANTHROPIC_API_KEY to run Anthropic models.",
-      );
-    }
+    if (providers.anthropic.apiKey) return providers.anthropic.apiKey;
+    throw new AppError(
+      "PROVIDER_KEY_MISSING",
+      { variable: "ANTHROPIC_API_KEY", provider: "anthropic" },
+      "Set ANTHROPIC_API_KEY (or give the node an Anthropic credential) to run Anthropic models.",
+    );
+  }
+  if (providers.openai.apiKey) return providers.openai.apiKey;
+  if (providers.openai.baseUrl) return null;
+  throw new AppError(
+    "PROVIDER_KEY_MISSING",
+    { variable: "OPENAI_API_KEY", provider: "openai" },
+    "Set OPENAI_API_KEY (or give the node an OpenAI credential or a base_url) to run OpenAI models.",
+  );
+}
+
+function endpointRule(endpoint: string): EgressRule[] {
+  const url = new URL(endpoint);
+  const rule = parseEgressRule(`${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`);
+  return rule ? [rule] : [];
+}
+
+// Model requests may also reach the endpoints the administrator configured (a local Ollama in
+// OPENAI_BASE_URL needs no separate STUDIO_EGRESS_ALLOW entry); one client per configuration.
+const modelClients = new WeakMap<ProviderConfig, EgressClient>();
+function egressFor(providers: ProviderConfig): EgressClient {
+  let client = modelClients.get(providers);
+  if (!client) {
+    const configured = [providers.openai.baseUrl, providers.anthropic.baseUrl, ...providers.serverKeyEndpoints];
+    const extra = configured.filter((url): url is string => url !== null).flatMap(endpointRule);
+    client = new EgressClient(new EgressPolicy(providers.egressAllow).with(extra));
+    modelClients.set(providers, client);
+  }
+  return client;
+}
+
+/**
+ * The model for a node's settings. The endpoint is checked against the egress policy first, so
+ * a refused one fails at once instead of after the SDK's retry; every connection the SDK then
+ * opens is checked again.
+ */
+async function openModel(settings: ModelSettings, providers: ProviderConfig): Promise<BuiltModel> {
+  const endpoint = settings.base_url ?? serverEndpoint(settings.provider, providers);
+  const secret = keyFor(settings, endpoint, providers);
+  await egressFor(providers)
+    .check(new URL(endpoint))
+    .catch((error: unknown) => {
+      // A name that does not resolve is reported by the request itself, as before.
+      if (error instanceof AppError) throw error;
+    });
+  // The SDKs refuse to start without a key; servers that need none ignore this one.
+  const apiKey = secret ?? PLACEHOLDER_KEY;
+  const fetch = egressFor(providers).fetchFunction as typeof globalThis.fetch;
+  if (settings.provider === "anthropic") {
     const model = new ChatAnthropic({
       model: settings.model,
       apiKey,
       // The SDK appends /v1/messages to this URL.
-      anthropicApiUrl: settings.base_url ?? providers.anthropic.baseUrl ?? DEFAULT_ANTHROPIC_URL,
+      anthropicApiUrl: endpoint,
       temperature: settings.temperature,
       maxTokens: settings.max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
       streamUsage: true,
       maxRetries: MAX_RETRIES,
-      clientOptions: { timeout: REQUEST_TIMEOUT_MS },
+      clientOptions: { timeout: REQUEST_TIMEOUT_MS, fetch },
     });
-    return { model, secret: apiKey };
-  }
-
-  const baseUrl = settings.base_url ?? providers.openai.baseUrl;
-  const apiKey = providers.openai.apiKey ?? (baseUrl ? PLACEHOLDER_KEY : null);
-  if (!apiKey) {
-    throw new AppError(
-      "PROVIDER_KEY_MISSING",
-      { variable: "OPENAI_API_KEY", provider: "openai" },
-      "Set OPENAI_API_KEY to run OpenAI models (or give the node a base_url for an OpenAI-compatible server).",
-    );
+    return { model, secret };
   }
   const model = new ChatOpenAI({
     model: settings.model,
     apiKey,
-    configuration: { baseURL: baseUrl ?? DEFAULT_OPENAI_URL },
+    configuration: { baseURL: endpoint, fetch },
     temperature: settings.temperature,
     maxTokens: settings.max_tokens,
     // Asks for stream_options.include_usage, so streamed answers report token counts too.
@@ -99,7 +171,7 @@ function buildModel(settings: ModelSettings, providers: ProviderConfig): BuiltMo
     maxRetries: MAX_RETRIES,
     timeout: REQUEST_TIMEOUT_MS,
   });
-  return { model, secret: providers.openai.apiKey };
+  return { model, secret };
 }
 
 function toMessages(turn: ChatTurn): BaseMessage[] {
@@ -124,7 +196,7 @@ export async function streamChat(
   onToken: (text: string) => void,
   signal?: AbortSignal,
 ): Promise<ChatOutcome> {
-  const { model, secret } = buildModel(settings, providers);
+  const { model, secret } = await openModel(settings, providers);
   let text = "";
   const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
   try {
@@ -155,7 +227,7 @@ export async function structuredChat(
   providers: ProviderConfig,
   signal?: AbortSignal,
 ): Promise<{ value: Record<string, unknown>; usage: TokenUsage }> {
-  const { model, secret } = buildModel(settings, providers);
+  const { model, secret } = await openModel(settings, providers);
   // Function calling for both providers (a forced tool call named "answer"; Anthropic's
   // tool_use). For OpenAI it is preferred over `response_format: json_schema` because that
   // path parses the answer inside the OpenAI SDK, so a non-JSON answer surfaces as a
@@ -206,6 +278,8 @@ function clip(text: string, max = 500): string {
  */
 function providerError(error: unknown, provider: ProviderName, secret: string | null, signal?: AbortSignal): unknown {
   if (signal?.aborted || error instanceof AppError) return error;
+  const refused = egressRefusalIn(error);
+  if (refused) return refused;
   const fields = (typeof error === "object" && error !== null ? error : {}) as {
     status?: unknown;
     message?: unknown;

@@ -1,5 +1,6 @@
 // What the engine needs from the outside, as interfaces. Services hand in implementations backed
 // by the database; the engine never sees it.
+import type { CredentialType, StoredCredential } from "../../schemas/credential.schema.js";
 
 export interface LedgerEntry {
   /** The state update the node returned. */
@@ -26,3 +27,9 @@ export class MemoryResultLedger implements ResultLedger {
 
 /** Loads a saved workflow version (the raw document) for Subgraph nodes; undefined when missing. */
 export type WorkflowResolver = (workflowId: string, version: number) => Promise<unknown | undefined>;
+
+/** Opens one of the run owner's credentials by id; undefined when it is missing or not theirs. */
+export type CredentialResolver = (id: string) => Promise<StoredCredential | undefined>;
+
+/** The type of one of the caller's credentials (validation decrypts nothing). */
+export type CredentialTypeLookup = (id: string) => Promise<CredentialType | undefined>;

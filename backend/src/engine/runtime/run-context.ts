@@ -5,6 +5,7 @@ import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import type { NodeEvent } from "./events.js";
 import type { ResultLedger } from "./ports.js";
+import type { RunCredentials } from "./run-credentials.js";
 
 export interface RunContext {
   runId: string;
@@ -21,6 +22,8 @@ export interface RunContext {
   depth: number;
   /** Prefix of node ids in events: "" at the top, "sub/" inside the Subgraph node `sub`. */
   nodePrefix: string;
+  /** The owner's credentials this run uses, and the redactor for their secrets. */
+  credentials: RunCredentials;
 }
 
 const EVENT_MARKER = "__studio_event__";

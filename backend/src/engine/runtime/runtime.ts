@@ -15,12 +15,20 @@ import { type CompiledGraph, compileWorkflow } from "../compiler/compiler.js";
 import { NodeFailure, toEventError } from "../compiler/node-function.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
+import { serverKeyNeeded } from "../providers/chat-model.provider.js";
 import type { ValidatedWorkflow, ValidationEnvironment } from "../validator/validator.js";
 import { validateWorkflow } from "../validator/validator.js";
 import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
 import { jsonBytes } from "./limits.js";
-import { MemoryResultLedger, type ResultLedger, type WorkflowResolver } from "./ports.js";
+import {
+  type CredentialResolver,
+  type CredentialTypeLookup,
+  MemoryResultLedger,
+  type ResultLedger,
+  type WorkflowResolver,
+} from "./ports.js";
 import { asNodeEvent, type RunContext } from "./run-context.js";
+import { memoized, openRunCredentials } from "./run-credentials.js";
 import { checkRunInput } from "./run-input.js";
 
 export interface RunOptions {
@@ -41,6 +49,8 @@ export interface RunOptions {
   resolveWorkflow?: WorkflowResolver;
   /** The saved workflow's id, so a subgraph that contains it is refused. */
   workflowId?: string;
+  /** Opens the run owner's stored credentials; without it, nodes that name one are refused. */
+  credentials?: CredentialResolver;
   /** Called with every event as it is emitted, before it is yielded. */
   onEvent?: (event: StudioEvent) => void | Promise<void>;
 }
@@ -59,25 +69,32 @@ export interface RunOutcome {
   nextSeq: number;
 }
 
-export function validationEnvironment(engine: EngineConfig, resolveWorkflow?: WorkflowResolver): ValidationEnvironment {
+export function validationEnvironment(
+  engine: EngineConfig,
+  resolveWorkflow?: WorkflowResolver,
+  credentialType?: CredentialTypeLookup,
+): ValidationEnvironment {
   return {
     codeMode: engine.codeMode,
     providers: {
       openai: { configured: Boolean(engine.openai.apiKey || engine.openai.baseUrl), variable: "OPENAI_API_KEY" },
       anthropic: { configured: Boolean(engine.anthropic.apiKey), variable: "ANTHROPIC_API_KEY" },
     },
+    serverKeyNeeded: (provider, baseUrl) => serverKeyNeeded(provider, baseUrl, engine),
     smtpConfigured: Boolean(engine.smtpUrl),
     maxSubgraphDepth: engine.maxSubgraphDepth,
     resolveWorkflow: resolveWorkflow ?? (async () => undefined),
+    credentialType: credentialType ?? (async () => undefined),
   };
 }
 
 /** Validates a document for running; AppError WORKFLOW_INVALID lists every problem. */
 export async function prepareWorkflow(
   document: unknown,
-  options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId">,
+  options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId"> & { credentialType?: CredentialTypeLookup },
 ): Promise<ValidatedWorkflow> {
-  const result = await validateWorkflow(document, validationEnvironment(options.engine, options.resolveWorkflow), {
+  const environment = validationEnvironment(options.engine, options.resolveWorkflow, options.credentialType);
+  const result = await validateWorkflow(document, environment, {
     depth: 0,
     chain: options.workflowId ? [options.workflowId] : [],
   });
@@ -151,7 +168,13 @@ export async function* runStream(
   input: unknown,
   options: RunOptions,
 ): AsyncGenerator<StudioEvent, RunOutcome> {
-  const workflow = await prepareWorkflow(document, options);
+  const credentialsOf = memoized(options.credentials ?? (async () => undefined));
+  const workflow = await prepareWorkflow(document, {
+    ...options,
+    credentialType: async (id) => (await credentialsOf(id))?.type,
+  });
+  const credentials = await openRunCredentials(workflow, credentialsOf);
+  const { redactor } = credentials;
   const runId = options.runId ?? randomUUID();
   const mode = options.mode ?? "full";
   const checkpointer = options.checkpointer ?? new MemorySaver();
@@ -172,12 +195,19 @@ export async function* runStream(
     signal,
     depth: 0,
     nodePrefix: "",
+    credentials,
   };
   const threadConfig = { configurable: { thread_id: runId } };
   let seq = options.firstSeq ?? 1;
   let supersteps = 0;
   const stamp = async (event: NodeEvent): Promise<StudioEvent> => {
-    const full: StudioEvent = { run_id: runId, seq: seq++, ts: new Date().toISOString(), ...event };
+    const full: StudioEvent = {
+      run_id: runId,
+      seq: seq++,
+      ts: new Date().toISOString(),
+      ...event,
+      data: redactor.value(event.data),
+    };
     if (typeof event.superstep === "number") supersteps = Math.max(supersteps, event.superstep);
     await options.onEvent?.(full);
     return full;
@@ -230,7 +260,8 @@ export async function* runStream(
     }
     if (signal.aborted) throw signal.reason;
   } catch (error) {
-    failure = classify(error, { timeout, state: stateLimit.signal });
+    const classified = classify(error, { timeout, state: stateLimit.signal });
+    failure = { ...classified, error: redactor.value(classified.error) };
   }
 
   // A full run that ended without an interrupt is finished: its last values are its state, and
@@ -244,7 +275,11 @@ export async function* runStream(
       throw error;
     });
   }
-  const state = visibleState(((snapshot ? snapshot.values : lastValues) ?? {}) as Record<string, unknown>);
+  // Node outputs were scrubbed as they were written; the state is scrubbed again in case a
+  // secret arrived another way (e.g. the run's input).
+  const state = redactor.value(
+    visibleState(((snapshot ? snapshot.values : lastValues) ?? {}) as Record<string, unknown>),
+  );
   const base = { runId, state, output: outputOf(workflow, state), supersteps };
 
   if (failure) {

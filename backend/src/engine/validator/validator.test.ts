@@ -11,12 +11,22 @@ function env(overrides: Partial<ValidationEnvironment> = {}, saved: Record<strin
       openai: { configured: true, variable: "OPENAI_API_KEY" },
       anthropic: { configured: false, variable: "ANTHROPIC_API_KEY" },
     },
+    // The server's key goes only to the provider's own endpoint: a node's base_url needs none.
+    serverKeyNeeded: (_provider, baseUrl) => baseUrl === undefined,
     smtpConfigured: true,
     maxSubgraphDepth: 3,
     resolveWorkflow: async (id, version) => saved[`${id}@${version}`],
+    credentialType: async (id) => STORED_CREDENTIALS[id],
     ...overrides,
   };
 }
+
+/** The caller's stored credentials, by id. */
+const STORED_CREDENTIALS: Record<string, "openai" | "anthropic" | "http_bearer" | "smtp"> = {
+  "cred-anthropic": "anthropic",
+  "cred-bearer": "http_bearer",
+  "cred-smtp": "smtp",
+};
 
 const pos = { x: 0, y: 0 };
 const node = (id: string, type: string, data: Doc = {}) => ({ id, type, position: pos, data });
@@ -295,6 +305,9 @@ describe("workflow validator", () => {
       "SUBGRAPH_DEPTH_EXCEEDED",
       "SUBGRAPH_CYCLE",
       "SUBGRAPH_FIELD_UNKNOWN",
+      // Tested in "credentials" below.
+      "CREDENTIAL_NOT_FOUND",
+      "CREDENTIAL_TYPE_MISMATCH",
     ]);
     expect(Object.keys(VALIDATION_CATALOG).filter((c) => !tested.has(c))).toEqual([]);
   });
@@ -308,6 +321,61 @@ describe("workflow validator", () => {
     expect(found).toEqual(
       expect.arrayContaining(["DUPLICATE_NODE_ID", "EDGE_TARGET_UNKNOWN", "NODE_UNREACHABLE", "LOOP_UNGUARDED"]),
     );
+  });
+
+  describe("credentials", () => {
+    const claude = (data: Doc = {}) => ({
+      name: "c",
+      state: [{ name: "a", type: "string" }],
+      nodes: [node("l", "llm", { provider: "anthropic", model: "claude", prompt: "hi", output_field: "a", ...data })],
+      edges: [edge("start", "l")],
+    });
+
+    it("runs an Anthropic node on the user's own credential when the server has no key", async () => {
+      expect(await codes(claude({ credential_id: "cred-anthropic" }))).toEqual([]);
+      expect(await codes(claude())).toEqual(["PROVIDER_NOT_CONFIGURED"]);
+    });
+
+    it("needs no server key for a node that names its own endpoint", async () => {
+      expect(await codes(claude({ base_url: "http://127.0.0.1:9/" }))).toEqual([]);
+    });
+
+    it("reports a credential that does not exist or is another user's", async () => {
+      const found = await problems(claude({ credential_id: "someone-elses" }));
+      expect(found).toEqual([
+        expect.objectContaining({ code: "CREDENTIAL_NOT_FOUND", node_id: "l", path: "data.credential_id" }),
+      ]);
+    });
+
+    it("reports a credential of the wrong type", async () => {
+      const found = await problems(claude({ credential_id: "cred-bearer" }));
+      expect(found).toEqual([expect.objectContaining({ code: "CREDENTIAL_TYPE_MISMATCH", node_id: "l" })]);
+      expect(found[0]?.message).toContain("http_bearer");
+    });
+
+    it("accepts an HTTP tool with a bearer credential and an email node with an SMTP credential", async () => {
+      const document = {
+        name: "c",
+        state: [{ name: "a", type: "any" }],
+        nodes: [
+          node("t", "tool", {
+            kind: "http",
+            url: "https://example.com",
+            credential_id: "cred-bearer",
+            output_field: "a",
+          }),
+          node("m", "send_email", { to: "x@example.com", subject: "s", body: "b", credential_id: "cred-smtp" }),
+        ],
+        edges: [edge("start", "t"), edge("t", "m")],
+      };
+      expect(await codes(document, env({ smtpConfigured: false }))).toEqual([]);
+      const wrong = {
+        ...document,
+        nodes: [node("t", "tool", { kind: "http", url: "https://x", credential_id: "cred-smtp", output_field: "a" })],
+        edges: [edge("start", "t")],
+      };
+      expect(await codes(wrong)).toEqual(["CREDENTIAL_TYPE_MISMATCH"]);
+    });
   });
 
   describe("parallel writes", () => {

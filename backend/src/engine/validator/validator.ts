@@ -4,7 +4,9 @@ import type { z } from "zod";
 import { VALIDATION_CATALOG, type ValidationCode } from "../../core/errors.js";
 import { type WorkflowDocument, workflowDocument } from "../../schemas/workflow.schema.js";
 import { NODE_DATA, type NodeDataMap } from "../nodes/node-data.schema.js";
+import type { CredentialTypeLookup } from "../runtime/ports.js";
 import { findReferencesDeep, parseReference, TemplateError } from "../templates/template.js";
+import { checkCredentials } from "./credential-check.js";
 import { buildGraphModel, type GraphModel, reachableFrom, stronglyConnected } from "./graph-model.js";
 import { findParallelWriters } from "./parallel-writes.js";
 
@@ -20,8 +22,12 @@ export interface ValidationEnvironment {
   codeMode: "wasm" | "off";
   /** Whether a key (or base URL) is configured for each provider, and the variable to set. */
   providers: Record<"openai" | "anthropic", { configured: boolean; variable: string }>;
+  /** Whether a node without a credential would use the server's key for this endpoint. */
+  serverKeyNeeded(provider: "openai" | "anthropic", baseUrl: string | undefined): boolean;
   smtpConfigured: boolean;
   maxSubgraphDepth: number;
+  /** The type of one of the caller's stored credentials, or undefined. */
+  credentialType: CredentialTypeLookup;
   /** Loads a saved workflow version the caller may use, or undefined. */
   resolveWorkflow(id: string, version: number): Promise<unknown | undefined>;
 }
@@ -347,7 +353,11 @@ export async function validateWorkflow(
     if (node.type === "tool" && node.data.kind === "python" && env.codeMode === "off") {
       problems.push(problem("CODE_MODE_OFF", { node_id: node.id }));
     }
-    if ((node.type === "llm" || node.type === "decision") && !(node.data.provider === "openai" && node.data.base_url)) {
+    if (
+      (node.type === "llm" || node.type === "decision") &&
+      !node.data.credential_id &&
+      env.serverKeyNeeded(node.data.provider, node.data.base_url)
+    ) {
       const provider = env.providers[node.data.provider];
       if (!provider.configured) {
         problems.push(
@@ -359,9 +369,10 @@ export async function validateWorkflow(
         );
       }
     }
-    if (node.type === "send_email" && !env.smtpConfigured)
+    if (node.type === "send_email" && !env.smtpConfigured && !node.data.credential_id)
       problems.push(problem("SMTP_NOT_CONFIGURED", { node_id: node.id }));
   }
+  problems.push(...(await checkCredentials(typed.values(), env.credentialType)));
 
   // Subgraphs: pinned versions that exist, within the depth limit, without cycles.
   const subgraphs = new Map<string, ValidatedWorkflow>();

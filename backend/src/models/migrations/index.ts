@@ -2,8 +2,10 @@
 import type { Migration } from "kysely/migration";
 import * as initial from "./0001-initial.migration.js";
 import * as runs from "./0002-runs.migration.js";
+import * as credentials from "./0003-credentials.migration.js";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
   "0002-runs": runs,
+  "0003-credentials": credentials,
 };

@@ -1,6 +1,7 @@
 // Signed callbacks: when a run with a callback URL ends, its result is POSTed there, signed with
 // the secret of the API key that started it, and retried with back-off; every attempt is recorded.
 import { setTimeout as sleep } from "node:timers/promises";
+import type { EgressClient } from "../../core/egress/egress-client.js";
 import type { Logger } from "../../core/logging.js";
 import { signCallback } from "../../core/security.js";
 import type { ApiKeyRepository } from "../../repositories/api-key.repository.js";
@@ -15,7 +16,8 @@ export interface CallbackDelivererDeps {
   runs: RunRepository;
   apiKeys: ApiKeyRepository;
   deliveries: CallbackDeliveryRepository;
-  allowPrivate: boolean;
+  /** Every delivery connects through the egress policy. */
+  egress: EgressClient;
   /** Delays before each retry; one more attempt than there are delays. */
   backoffMs: number[];
   logger: Logger;
@@ -43,7 +45,7 @@ export class CallbackDeliverer {
   }
 
   async #deliver(runId: string): Promise<void> {
-    const { runs, apiKeys, deliveries, allowPrivate, backoffMs } = this.#deps;
+    const { runs, apiKeys, deliveries, egress, backoffMs } = this.#deps;
     const run = await runs.findById(runId);
     if (!run?.callback_url || !run.api_key_id) return;
     const key = await apiKeys.findById(run.api_key_id);
@@ -61,9 +63,9 @@ export class CallbackDeliverer {
       let statusCode: number | null = null;
       let error: string | null = null;
       try {
-        const url = await checkCallbackUrl(run.callback_url, allowPrivate);
+        const url = await checkCallbackUrl(run.callback_url, egress);
         const signature = signCallback(key.callback_secret, body, Math.floor(Date.now() / 1000));
-        const response = await fetch(url, {
+        const response = await egress.fetch(url, {
           method: "POST",
           headers: {
             "content-type": "application/json",

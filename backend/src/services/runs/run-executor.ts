@@ -25,6 +25,8 @@ export interface ExecutorDeps {
   bus: RunBus;
   logger: Logger;
   resolverFor(ownerId: string): NonNullable<RunOptions["resolveWorkflow"]>;
+  /** Opens the owner's stored credentials for the run (only theirs). */
+  credentialsFor(ownerId: string): NonNullable<RunOptions["credentials"]>;
   /** Called when a run reaches a final status (callbacks). */
   onEnded(runId: string): void;
 }
@@ -98,6 +100,7 @@ export class RunExecutor {
         attempt: run.attempt,
         firstSeq: run.next_seq,
         resolveWorkflow: this.#deps.resolverFor(run.owner_id),
+        credentials: this.#deps.credentialsFor(run.owner_id),
         workflowId: run.workflow_id ?? undefined,
         onEvent: async (event) => {
           events.push(event);

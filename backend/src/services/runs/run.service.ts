@@ -3,6 +3,7 @@
 import type { Actor } from "../../core/authz.js";
 import { contentHash } from "../../core/canonical-json.js";
 import type { EngineConfig } from "../../core/config.js";
+import type { EgressClient } from "../../core/egress/egress-client.js";
 import { AppError } from "../../core/errors.js";
 import { checkHumanInput, type HumanRequest } from "../../engine/nodes/human.node.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
@@ -69,7 +70,7 @@ export class RunService {
   readonly #executor: RunExecutor;
   readonly #engine: EngineConfig;
   readonly #bus: RunBus;
-  readonly #callbackAllowPrivate: boolean;
+  readonly #egress: EgressClient;
   readonly #onEnded: (runId: string) => void;
   #sweeper: NodeJS.Timeout | null = null;
 
@@ -81,11 +82,11 @@ export class RunService {
     executor: RunExecutor;
     engine: EngineConfig;
     bus: RunBus;
-    callbackAllowPrivate: boolean;
+    egress: EgressClient;
     onEnded(runId: string): void;
   }) {
     this.#bus = deps.bus;
-    this.#callbackAllowPrivate = deps.callbackAllowPrivate;
+    this.#egress = deps.egress;
     this.#onEnded = deps.onEnded;
     this.#runs = deps.runs;
     this.#workflows = deps.workflows;
@@ -124,10 +125,11 @@ export class RunService {
     const validated = await prepareWorkflow(document, {
       engine: this.#engine,
       resolveWorkflow: this.#workflowService.resolverFor(actor),
+      credentialType: this.#workflowService.credentialTypesFor(actor),
       workflowId,
     });
     const input = checkRunInput(validated, request.input ?? {});
-    if (request.callback_url) await checkCallbackUrl(request.callback_url, this.#callbackAllowPrivate);
+    if (request.callback_url) await checkCallbackUrl(request.callback_url, this.#egress);
     const { run, created } = await this.#runs.create({
       ownerId: actor.userId,
       workflowId,
@@ -175,6 +177,7 @@ export class RunService {
     const validated = await prepareWorkflow(document, {
       engine: this.#engine,
       resolveWorkflow: this.#workflowService.resolverFor(actor),
+      credentialType: this.#workflowService.credentialTypesFor(actor),
     });
     const input = checkRunInput(validated, request.input ?? {});
     const { run } = await this.#runs.create({
