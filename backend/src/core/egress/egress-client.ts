@@ -6,7 +6,7 @@ import { lookup } from "node:dns/promises";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 import { AppError } from "../errors.js";
 import { EgressPolicy, type EgressRule, type EgressVerdict, normalizeHost } from "./egress-policy.js";
-import { formatIp, parseIp, parseIpv4 } from "./ip-address.js";
+import { formatIp, parseIp } from "./ip-address.js";
 
 /** Resolves a host name to its addresses; injectable so tests can play a rebinding resolver. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -77,7 +77,7 @@ export class EgressClient {
   async pin(host: string, port: number): Promise<string> {
     const name = normalizeHost(host);
     // Numeric spellings (`2130706433`, `0x7f.1`) are addresses to getaddrinfo too.
-    const literal = parseIp(name) ?? parseIpv4(name);
+    const literal = parseIp(name);
     if (literal) {
       const verdict = this.policy.check(name, literal, port);
       if (!verdict.allowed) throw refusal(name, port, verdict);
