@@ -3,6 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DestinationStream } from "pino";
 import { buildApp } from "../src/api/app.js";
 import { buildContainer, type Container } from "../src/api/deps.js";
 import { type Config, loadConfig } from "../src/core/config.js";
@@ -20,7 +21,11 @@ export interface TestStudio {
   close(): Promise<void>;
 }
 
-export async function startTestStudio(env: Record<string, string> = {}): Promise<TestStudio> {
+/** `logTo` receives the studio's JSON log lines (set STUDIO_LOG_LEVEL in `env` to see them). */
+export async function startTestStudio(
+  env: Record<string, string> = {},
+  options: { logTo?: DestinationStream } = {},
+): Promise<TestStudio> {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-test-"));
   const database = await testDatabaseEnv();
   const fullEnv: Record<string, string> = {
@@ -30,7 +35,7 @@ export async function startTestStudio(env: Record<string, string> = {}): Promise
     ...env,
   };
   const config = loadConfig(fullEnv);
-  const container = await buildContainer(config, createLogger(config.logLevel));
+  const container = await buildContainer(config, createLogger(config.logLevel, "json", options.logTo));
   const app = await buildApp(container);
   await app.ready();
   return {
