@@ -64,9 +64,19 @@ export function redactValue(value: unknown): unknown {
       const descriptor = Object.getOwnPropertyDescriptor(error, key) as PropertyDescriptor;
       const member = source[key];
       const walked = SENSITIVE_MEMBER.test(key) && typeof member === "string" ? REDACTED : walk(member, depth + 1);
-      Object.defineProperty(copy, key, { ...descriptor, value: walked, writable: true });
+      Object.defineProperty(copy, key, {
+        value: walked,
+        writable: true,
+        enumerable: descriptor.enumerable ?? false,
+        configurable: true,
+      });
     }
     return copy as unknown as Error;
   };
-  return walk(value, 0);
+  try {
+    return walk(value, 0);
+  } catch {
+    // A value that cannot be walked (a throwing getter, a revoked proxy) is not logged at all.
+    return "[not logged: could not be checked for credentials]";
+  }
 }
