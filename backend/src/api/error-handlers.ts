@@ -17,7 +17,7 @@ export function errorBody(error: AppError): ErrorBody {
 const DEFAULT_RETRY_AFTER_SECONDS = 60;
 
 /** Whole seconds a refused caller should wait: details.retry_after_seconds, at least 1. */
-export function retryAfterSeconds(error: AppError): number {
+function retryAfterSeconds(error: AppError): number {
   const given = (error.details as { retry_after_seconds?: unknown } | null)?.retry_after_seconds;
   return typeof given === "number" && Number.isFinite(given) && given > 0
     ? Math.ceil(given)

@@ -8,7 +8,7 @@ import { AppError } from "./errors.js";
 
 const JWT_ISSUER = "superstep";
 // Tokens name who they are for: a token minted for anything else with the same secret is refused.
-export const JWT_AUDIENCE = "superstep";
+const JWT_AUDIENCE = "superstep";
 const JWT_SECRET_FILE = "jwt-secret";
 export const API_KEY_PREFIX = "ssk_";
 

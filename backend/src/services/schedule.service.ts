@@ -60,24 +60,26 @@ const INTERVAL_SAMPLE = 100;
 const INTERVAL_HORIZON_MS = 2 * 366 * 24 * 3600 * 1000;
 
 /**
- * AppError SCHEDULE_INTERVAL_TOO_SHORT when two of the cron's next fire times (after `from`) are
- * closer than `minSeconds`; the cron must already parse.
+ * AppError SCHEDULE_INTERVAL_TOO_SHORT, naming the shortest gap, when two of the cron's next fire
+ * times (after `from`) are closer than `minSeconds`; the cron must already parse.
  */
 export function checkInterval(cron: string, timezone: string, minSeconds: number, from: Date): void {
   const fires = CronExpressionParser.parse(cron, { currentDate: from, tz: timezone });
   const horizon = from.getTime() + INTERVAL_HORIZON_MS;
   let previous: number | null = null;
+  let shortest = Number.POSITIVE_INFINITY;
   for (let i = 0; i < INTERVAL_SAMPLE && fires.hasNext(); i++) {
     const at = fires.next().toDate().getTime();
-    if (previous !== null && at - previous < minSeconds * 1000) {
-      throw new AppError("SCHEDULE_INTERVAL_TOO_SHORT", {
-        cron,
-        min_interval_seconds: minSeconds,
-        interval_seconds: (at - previous) / 1000,
-      });
-    }
-    if (at > horizon) return;
+    if (previous !== null) shortest = Math.min(shortest, at - previous);
+    if (at > horizon) break;
     previous = at;
+  }
+  if (shortest < minSeconds * 1000) {
+    throw new AppError("SCHEDULE_INTERVAL_TOO_SHORT", {
+      cron,
+      min_interval_seconds: minSeconds,
+      interval_seconds: shortest / 1000,
+    });
   }
 }
 

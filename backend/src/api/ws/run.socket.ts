@@ -13,7 +13,7 @@ import { toAppError } from "../error-handlers.js";
 import { LapsedError, SocketAuth } from "./socket-auth.js";
 
 /** Close code for a socket whose credential is missing, invalid, expired or revoked. */
-export const CLOSE_UNAUTHORIZED = 4401;
+const CLOSE_UNAUTHORIZED = 4401;
 
 const runRequest = {
   input: z.record(z.string(), z.unknown()).optional(),

@@ -2,9 +2,10 @@
 // revoked API key or a deleted user is refused at once), and the socket is closed when a session
 // token expires or an API key is revoked in this process, without waiting for a message.
 import type { Actor } from "../../core/authz.js";
-import { AppError } from "../../core/errors.js";
+import { AppError, type ErrorCode } from "../../core/errors.js";
 import type { Container } from "../deps.js";
 
+const CREDENTIAL_REFUSALS = new Set<ErrorCode>(["AUTH_INVALID_TOKEN", "AUTH_TOKEN_EXPIRED", "AUTH_REQUIRED"]);
 // setTimeout takes at most 2^31-1 ms (about 24.8 days); a longer wait is done in steps.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -51,9 +52,11 @@ export class SocketAuth {
     try {
       return (await this.#c.auth.verifyCredential(authorization, { touch: false })).actor;
     } catch (error) {
-      const reason = error instanceof AppError ? error : new AppError("AUTH_INVALID_TOKEN");
-      this.#lapse(reason);
-      throw new LapsedError(reason);
+      // Only a verdict on the credential ends the socket; a failure to check it (the database
+      // not answering) refuses this message alone.
+      if (!(error instanceof AppError) || !CREDENTIAL_REFUSALS.has(error.code)) throw error;
+      this.#lapse(error);
+      throw new LapsedError(error);
     }
   }
 

@@ -7,7 +7,7 @@ import type { RunRepository } from "../../repositories/run.repository.js";
 import type { TriggerRateLimiter } from "./trigger-rate.js";
 
 // What a refused caller is told to wait: runs end at their own pace, so this is a polling hint.
-export const RUN_LIMIT_RETRY_SECONDS = 10;
+const RUN_LIMIT_RETRY_SECONDS = 10;
 // Runs started by the command line in its own process: a person at the machine, not a trigger.
 const UNLIMITED_TRIGGERS = new Set(["cli"]);
 
