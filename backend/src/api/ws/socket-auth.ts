@@ -23,10 +23,6 @@ export class SocketAuth {
     this.#onLapse = onLapse;
   }
 
-  get signedIn(): boolean {
-    return this.#authorization !== null;
-  }
-
   /** Signs the socket in (again) with a session token or an API key; throws when it is not valid. */
   async signIn(token: string): Promise<void> {
     const authorization = `Bearer ${token}`;
