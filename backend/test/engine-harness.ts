@@ -139,3 +139,82 @@ export function approvalWorkflow(options: { field?: string; timeoutSeconds?: num
     edges: [edge("start", "ask")],
   };
 }
+
+export interface Gate {
+  url: string;
+  /** Paths of the requests received so far, in arrival order. */
+  arrivals: string[];
+  /** Resolves once `count` requests have arrived. */
+  arrived(count: number): Promise<void>;
+  /** Answers the oldest held request whose path is `path` (any path when omitted). */
+  release(path?: string): void;
+  releaseAll(): void;
+  /** Answers every held request and, from now on, every new one at once. */
+  open(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback HTTP server that holds every request until the test releases it: a run whose HTTP
+ * tool calls it stays running, in the order the test decides.
+ */
+export async function startGate(): Promise<Gate> {
+  const arrivals: string[] = [];
+  const held: { path: string; answer: () => void }[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  let isOpen = false;
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const path = req.url ?? "";
+      arrivals.push(path);
+      held.push({
+        path,
+        answer: () => {
+          if (!res.destroyed) res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path }));
+        },
+      });
+      for (const waiter of waiters.filter((w) => arrivals.length >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+      if (isOpen) for (const h of held.splice(0)) h.answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    arrivals,
+    arrived: (count) =>
+      arrivals.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    release: (path) => {
+      const index = held.findIndex((h) => path === undefined || h.path === path);
+      if (index < 0) throw new Error(`no held request for ${path ?? "any path"}; arrivals: ${arrivals.join(", ")}`);
+      held.splice(index, 1)[0]?.answer();
+    },
+    releaseAll: () => {
+      for (const h of held.splice(0)) h.answer();
+    },
+    open: () => {
+      isOpen = true;
+      for (const h of held.splice(0)) h.answer();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const h of held.splice(0)) h.answer();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A workflow whose one HTTP tool waits at `gate` (path `/<name>`) until the test releases it. */
+export function gatedWorkflow(gateUrl: string, name: string) {
+  return {
+    name,
+    state: [{ name: "reply", type: "any" }],
+    nodes: [httpTool("wait", `${gateUrl}/${name}`, "reply", { timeout_ms: 120_000 })],
+    edges: [edge("start", "wait")],
+  };
+}

@@ -3,10 +3,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DestinationStream } from "pino";
 import { buildApp } from "../src/api/app.js";
 import { buildContainer, type Container } from "../src/api/deps.js";
 import { type Config, loadConfig } from "../src/core/config.js";
-import { createLogger, type Logger } from "../src/core/logging.js";
+import { createLogger } from "../src/core/logging.js";
 import { testDatabaseEnv } from "./test-database.js";
 
 export type StudioApp = Awaited<ReturnType<typeof buildApp>>;
@@ -20,10 +21,10 @@ export interface TestStudio {
   close(): Promise<void>;
 }
 
-/** `logger`: a logger of the test's own (e.g. writing to a stream it reads). */
+/** `logTo` receives the studio's JSON log lines (set STUDIO_LOG_LEVEL in `env` to see them). */
 export async function startTestStudio(
   env: Record<string, string> = {},
-  options: { logger?: Logger } = {},
+  options: { logTo?: DestinationStream } = {},
 ): Promise<TestStudio> {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-test-"));
   const database = await testDatabaseEnv();
@@ -34,7 +35,7 @@ export async function startTestStudio(
     ...env,
   };
   const config = loadConfig(fullEnv);
-  const container = await buildContainer(config, options.logger ?? createLogger(config.logLevel));
+  const container = await buildContainer(config, createLogger(config.logLevel, "json", options.logTo));
   const app = await buildApp(container);
   await app.ready();
   return {

@@ -75,6 +75,7 @@ describe("auth: setup, login and tokens", () => {
             .setProtectedHeader({ alg: "HS256" })
             .setSubject(sub)
             .setIssuer("superstep")
+            .setAudience("superstep")
             .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
             .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
             .sign(new TextEncoder().encode(secret))}`,
@@ -87,6 +88,7 @@ describe("auth: setup, login and tokens", () => {
             .setProtectedHeader({ alg: "HS256" })
             .setSubject(sub)
             .setIssuer("superstep")
+            .setAudience("superstep")
             .setExpirationTime("1h")
             .sign(new TextEncoder().encode("x".repeat(48)))}`,
         "AUTH_INVALID_TOKEN",
@@ -104,7 +106,42 @@ describe("auth: setup, login and tokens", () => {
             .setProtectedHeader({ alg: "HS512" })
             .setSubject(sub)
             .setIssuer("superstep")
+            .setAudience("superstep")
             .setExpirationTime("1h")
+            .sign(new TextEncoder().encode(secret))}`,
+        "AUTH_INVALID_TOKEN",
+      ],
+      [
+        "a token without an audience",
+        async (secret, sub) =>
+          `Bearer ${await new SignJWT({})
+            .setProtectedHeader({ alg: "HS256" })
+            .setSubject(sub)
+            .setIssuer("superstep")
+            .setExpirationTime("1h")
+            .sign(new TextEncoder().encode(secret))}`,
+        "AUTH_INVALID_TOKEN",
+      ],
+      [
+        "a token for another audience",
+        async (secret, sub) =>
+          `Bearer ${await new SignJWT({})
+            .setProtectedHeader({ alg: "HS256" })
+            .setSubject(sub)
+            .setIssuer("superstep")
+            .setAudience("another-service")
+            .setExpirationTime("1h")
+            .sign(new TextEncoder().encode(secret))}`,
+        "AUTH_INVALID_TOKEN",
+      ],
+      [
+        "a token without an expiry",
+        async (secret, sub) =>
+          `Bearer ${await new SignJWT({})
+            .setProtectedHeader({ alg: "HS256" })
+            .setSubject(sub)
+            .setIssuer("superstep")
+            .setAudience("superstep")
             .sign(new TextEncoder().encode(secret))}`,
         "AUTH_INVALID_TOKEN",
       ],
@@ -115,6 +152,7 @@ describe("auth: setup, login and tokens", () => {
             .setProtectedHeader({ alg: "HS256" })
             .setSubject("00000000-0000-4000-8000-000000000000")
             .setIssuer("superstep")
+            .setAudience("superstep")
             .setExpirationTime("1h")
             .sign(new TextEncoder().encode(secret))}`,
         "AUTH_INVALID_TOKEN",
@@ -136,6 +174,29 @@ describe("auth: setup, login and tokens", () => {
       });
       expect(response.statusCode).toBe(401);
       expect(response.json().error.code).toBe(code);
+    });
+
+    it("accepts a hand-made token only when it names the studio as its audience", async () => {
+      const login = await studio.app.inject({
+        method: "POST",
+        url: "/api/auth/login",
+        payload: { email: "owner@example.com", password: "owner-password" },
+      });
+      const userId = login.json().data.user.id;
+      const sign = (audience: string | null) => {
+        const jwt = new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setSubject(userId).setIssuer("superstep");
+        if (audience) jwt.setAudience(audience);
+        return jwt.setExpirationTime("1h").sign(new TextEncoder().encode(studio.jwtSecret()));
+      };
+      const call = async (token: string) =>
+        studio.app.inject({ method: "GET", url: "/api/auth/me", headers: { authorization: `Bearer ${token}` } });
+      expect((await call(await sign("superstep"))).statusCode).toBe(200);
+      expect((await call(await sign(null))).json().error.code).toBe("AUTH_INVALID_TOKEN");
+      expect((await call(await sign("superstep-admin"))).json().error.code).toBe("AUTH_INVALID_TOKEN");
+      // The studio's own tokens carry the audience.
+      const issued = login.json().data.token as string;
+      const claims = JSON.parse(Buffer.from(issued.split(".")[1] as string, "base64url").toString("utf8"));
+      expect(claims).toMatchObject({ aud: "superstep", iss: "superstep", sub: userId });
     });
   });
 

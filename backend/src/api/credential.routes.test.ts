@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
@@ -26,8 +25,8 @@ describe("stored credentials", () => {
       },
     });
     studio = await startTestStudio(
-      { STUDIO_ALLOW_SIGNUP: "1", STUDIO_EGRESS_ALLOW: "127.0.0.1" },
-      { logger: pino({ level: "trace" }, sink) },
+      { STUDIO_ALLOW_SIGNUP: "1", STUDIO_EGRESS_ALLOW: "127.0.0.1", STUDIO_LOG_LEVEL: "trace" },
+      { logTo: sink },
     );
     await studio.container.runs.start(60_000);
     owner = await setupOwner(studio);

@@ -22,8 +22,10 @@ import { HealthService } from "../services/health.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
 import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
 import { RunService } from "../services/runs/run.service.js";
+import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
 import { RunExecutor } from "../services/runs/run-executor.js";
+import { TriggerRateLimiter } from "../services/runs/trigger-rate.js";
 import { ScheduleService } from "../services/schedule.service.js";
 import { WorkflowService } from "../services/workflow.service.js";
 
@@ -96,7 +98,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     logger,
   });
   const onEnded = (runId: string) => callbacks.deliver(runId);
-  const queue = new EmbeddedQueue(config.workerConcurrency);
+  const queue = new EmbeddedQueue({ concurrency: config.workerConcurrency, perUser: config.userMaxRuns });
   const executor = new RunExecutor({
     db: database.db,
     runs: runRepository,
@@ -113,6 +115,11 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     workflows: workflowRepository,
     workflowService: workflows,
     queue,
+    admission: new RunAdmission({
+      runs: runRepository,
+      maxQueued: config.userMaxQueued,
+      rate: new TriggerRateLimiter(config.userRunRatePerMinute),
+    }),
     executor,
     engine: config.engine,
     bus,
@@ -124,6 +131,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     workflows: workflowRepository,
     runs,
     logger,
+    minIntervalSeconds: config.scheduleMinIntervalSeconds,
   });
   return {
     config,

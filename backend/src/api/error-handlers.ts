@@ -13,7 +13,20 @@ export function errorBody(error: AppError): ErrorBody {
   return { error: { code: error.code, message: error.message, details: error.details } };
 }
 
+// When a 429's details do not say how long to wait.
+const DEFAULT_RETRY_AFTER_SECONDS = 60;
+
+/** Whole seconds a refused caller should wait: details.retry_after_seconds, at least 1. */
+function retryAfterSeconds(error: AppError): number {
+  const given = (error.details as { retry_after_seconds?: unknown } | null)?.retry_after_seconds;
+  return typeof given === "number" && Number.isFinite(given) && given > 0
+    ? Math.ceil(given)
+    : DEFAULT_RETRY_AFTER_SECONDS;
+}
+
 function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  // Every 429 (auth and hook limits, per-user run limits) says when to try again.
+  if (error.status === 429) reply.header("retry-after", String(retryAfterSeconds(error)));
   return reply.code(error.status).type("application/json; charset=utf-8").send(errorBody(error));
 }
 

@@ -13,7 +13,13 @@ describe("runs: hooks, lifecycle and events", () => {
     receiver = await startReceiver((request) =>
       request.path === "/slow" ? { json: { slow: true }, delayMs: 3000 } : { json: { path: request.path } },
     );
-    studio = await startTestStudio({ STUDIO_ALLOW_SIGNUP: "1", STUDIO_EGRESS_ALLOW: "127.0.0.1" });
+    // One user fires hundreds of triggers here; the per-user limits have tests of their own.
+    studio = await startTestStudio({
+      STUDIO_ALLOW_SIGNUP: "1",
+      STUDIO_EGRESS_ALLOW: "127.0.0.1",
+      STUDIO_USER_RUN_RATE: "10000",
+      STUDIO_USER_MAX_QUEUED: "10000",
+    });
     await studio.container.runs.start(60_000);
     owner = await setupOwner(studio);
     other = await registerMember(studio, "other@example.com");

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edge } from "../../test/engine-harness.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
@@ -101,5 +102,113 @@ describe("schedules", () => {
     const response = await create({ cron: "* * * * *" }, other);
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe("WORKFLOW_NOT_FOUND");
+  });
+
+  it.each([
+    ["* * * * * *", 1],
+    ["*/30 * * * * *", 30],
+    ["0,10 * * * * *", 10],
+  ])("refuses %s, which fires more often than the minimum interval", async (cron, interval) => {
+    const response = await create({ cron });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().error).toMatchObject({
+      code: "SCHEDULE_INTERVAL_TOO_SHORT",
+      details: { cron, min_interval_seconds: 60, interval_seconds: interval },
+    });
+  });
+
+  it("refuses a change to a cron that fires too often, and keeps the schedule as it was", async () => {
+    const schedule = (await create({ cron: "* * * * *" })).json().data;
+    expect(schedule.cron).toBe("* * * * *");
+    const changed = await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${workflowId}/schedules/${schedule.id}`,
+      headers: owner.auth,
+      payload: { cron: "*/5 * * * * *" },
+    });
+    expect(changed.json().error.code).toBe("SCHEDULE_INTERVAL_TOO_SHORT");
+    const list = (
+      await studio.app.inject({ method: "GET", url: `/api/workflows/${workflowId}/schedules`, headers: owner.auth })
+    ).json().data;
+    expect(list.find((s: { id: string }) => s.id === schedule.id).cron).toBe("* * * * *");
+  });
+
+  it("never fires one schedule twice within the minimum interval, whatever its cron says", async () => {
+    // A schedule saved before the check existed (or written by hand): every second.
+    const t0 = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000);
+    const id = randomUUID();
+    await studio.container.database.db
+      .insertInto("schedules")
+      .values({
+        id,
+        workflow_id: workflowId,
+        owner_id: owner.userId,
+        cron: "* * * * * *",
+        timezone: "UTC",
+        input: "{}",
+        enabled: 1,
+        next_fire_at: t0.toISOString(),
+        last_fire_at: null,
+        created_at: t0.toISOString(),
+        updated_at: t0.toISOString(),
+      })
+      .execute();
+    const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+    const keys = async () =>
+      (await runsOf()).map((r) => r.idempotency_key).filter((k) => k?.startsWith(`schedule:${id}:`));
+    // The scheduler checks every second; other schedules of this file may fire too, so this one's
+    // fires are counted by their runs.
+    const fires: number[] = [];
+    for (let second = 0; second <= 130; second++) {
+      const before = (await keys()).length;
+      await studio.container.schedules.tick(at(second));
+      if ((await keys()).length > before) fires.push(second);
+    }
+    expect(fires).toEqual([0, 60, 120]);
+    expect((await keys()).sort()).toEqual([0, 60, 120].map((s) => `schedule:${id}:${at(s).toISOString()}`));
+    await studio.container.database.db.deleteFrom("schedules").where("id", "=", id).execute();
+  });
+});
+
+describe("schedules and the owner's run limits", () => {
+  let studio: TestStudio;
+  let owner: Session;
+  const lines: { msg?: string; code?: string; schedule?: string }[] = [];
+
+  beforeAll(async () => {
+    // The queue is not started: the first fire's run stays queued and fills the owner's limit.
+    studio = await startTestStudio(
+      { STUDIO_USER_MAX_QUEUED: "1", STUDIO_LOG_LEVEL: "warn" },
+      { logTo: { write: (line: string) => void lines.push(JSON.parse(line)) } },
+    );
+    owner = await setupOwner(studio);
+  });
+  afterAll(() => studio.close());
+
+  it("skips a fire that the owner's limits refuse, logs it once, and does not retry it", async () => {
+    const workflowId = (
+      await studio.app.inject({ method: "POST", url: "/api/workflows", headers: owner.auth, payload: quick })
+    ).json().data.id;
+    const schedule = (
+      await studio.app.inject({
+        method: "POST",
+        url: `/api/workflows/${workflowId}/schedules`,
+        headers: owner.auth,
+        payload: { cron: "* * * * *" },
+      })
+    ).json().data;
+    const t0 = new Date(Date.parse(schedule.next_fire_at));
+    const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+    expect(await studio.container.schedules.tick(at(0))).toBe(1);
+    expect(await studio.container.schedules.tick(at(60))).toBe(0);
+    expect(await studio.container.schedules.tick(at(61))).toBe(0);
+    const refusals = lines.filter((l) => l.msg === "scheduled run not started");
+    expect(refusals).toEqual([expect.objectContaining({ code: "RUN_LIMIT_REACHED", schedule: schedule.id })]);
+    const after = (
+      await studio.app.inject({ method: "GET", url: `/api/workflows/${workflowId}/schedules`, headers: owner.auth })
+    ).json().data[0];
+    expect(after).toMatchObject({ last_fire_at: at(60).toISOString(), next_fire_at: at(120).toISOString() });
+    const runs = await studio.container.database.db.selectFrom("runs").select("id").execute();
+    expect(runs).toHaveLength(1);
   });
 });

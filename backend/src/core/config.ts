@@ -24,8 +24,16 @@ export interface Config {
   logFormat: LogFormat;
   maxBodyBytes: number;
   authRateLimitPerMinute: number;
+  hookRateLimitPerMinute: number;
   uiDir: string;
   workerConcurrency: number;
+  /** Runs of one user executing at once; the queue holds the rest. */
+  userMaxRuns: number;
+  /** Queued + running runs one user may have before new triggers are refused. */
+  userMaxQueued: number;
+  /** Runs one user may start per minute (hooks, editor, schedules together; not the CLI). */
+  userRunRatePerMinute: number;
+  scheduleMinIntervalSeconds: number;
   callbackRetryBaseMs: number;
   /** Base64 or hex of 32 bytes; null: a key file generated in the data dir. */
   encryptionKey: string | null;
@@ -214,8 +222,13 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     logFormat: logFormat(env, isTerminal),
     maxBodyBytes: integer(env, "STUDIO_MAX_BODY_BYTES", 2 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     authRateLimitPerMinute: integer(env, "STUDIO_AUTH_RATE_LIMIT", 20, 1, 100000),
+    hookRateLimitPerMinute: integer(env, "STUDIO_HOOK_RATE_LIMIT", 600, 1, 1_000_000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
     workerConcurrency: integer(env, "STUDIO_WORKER_CONCURRENCY", 4, 1, 256),
+    userMaxRuns: integer(env, "STUDIO_USER_MAX_RUNS", 2, 1, 256),
+    userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),
+    userRunRatePerMinute: integer(env, "STUDIO_USER_RUN_RATE", 60, 1, 100_000),
+    scheduleMinIntervalSeconds: integer(env, "STUDIO_SCHEDULE_MIN_INTERVAL", 60, 1, 366 * 24 * 3600),
     callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),
     encryptionKey: encryptionKey(env),
     encryptionKeysPrevious: previousKeys(env),

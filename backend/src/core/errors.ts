@@ -9,6 +9,11 @@ export const CATALOG = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "The request body must be JSON (Content-Type: application/json)." },
   NOT_FOUND: { status: 404, message: "No such route." },
   RATE_LIMITED: { status: 429, message: "Too many requests; wait a moment and try again." },
+  RUN_LIMIT_REACHED: {
+    status: 429,
+    message:
+      "You have as many queued and running runs as this server allows (STUDIO_USER_MAX_QUEUED); wait for some to finish.",
+  },
   // Authentication
   AUTH_REQUIRED: { status: 401, message: "Sign in first: send an Authorization: Bearer token." },
   AUTH_INVALID_TOKEN: { status: 401, message: "The token is not valid." },
@@ -39,6 +44,10 @@ export const CATALOG = {
   },
   SCHEDULE_NOT_FOUND: { status: 404, message: "No such schedule." },
   SCHEDULE_CRON_INVALID: { status: 422, message: "The cron expression is not valid." },
+  SCHEDULE_INTERVAL_TOO_SHORT: {
+    status: 422,
+    message: "The schedule would fire more often than this server allows (STUDIO_SCHEDULE_MIN_INTERVAL).",
+  },
   SCHEDULE_TIMEZONE_INVALID: {
     status: 422,
     message: "The time zone is not a known IANA time zone (e.g. Asia/Ho_Chi_Minh).",

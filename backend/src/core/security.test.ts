@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { AppError } from "./errors.js";
 import { generateApiKey, hashApiKey, hashPassword, resolveJwtSecret, TokenSigner, verifyPassword } from "./security.js";
@@ -16,12 +17,41 @@ describe("security", () => {
 
   it("signs tokens that verify, and rejects them under another secret", async () => {
     const signer = new TokenSigner("a".repeat(40), 60);
+    const before = Date.now();
     const token = await signer.sign("user-1");
-    expect(await signer.verify(token)).toBe("user-1");
+    const verified = await signer.verify(token);
+    expect(verified.userId).toBe("user-1");
+    // The expiry is the TTL from now, to the second.
+    expect(verified.expiresAt.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 60_000);
+    expect(verified.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
     await expect(new TokenSigner("b".repeat(40), 60).verify(token)).rejects.toMatchObject({
       code: "AUTH_INVALID_TOKEN",
     });
     await expect(signer.verify(`${token}x`)).rejects.toBeInstanceOf(AppError);
+  });
+
+  it("refuses a token signed with the secret but without the studio's audience", async () => {
+    const secret = "a".repeat(40);
+    const signer = new TokenSigner(secret, 60);
+    const key = new TextEncoder().encode(secret);
+    const base = () =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("user-1")
+        .setIssuer("superstep")
+        .setExpirationTime("1h");
+    expect((await signer.verify(await base().setAudience("superstep").sign(key))).userId).toBe("user-1");
+    for (const token of [await base().sign(key), await base().setAudience(["other", "more"]).sign(key)]) {
+      await expect(signer.verify(token)).rejects.toMatchObject({ code: "AUTH_INVALID_TOKEN" });
+    }
+    const expired = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("user-1")
+      .setIssuer("superstep")
+      .setAudience("superstep")
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      .sign(key);
+    await expect(signer.verify(expired)).rejects.toMatchObject({ code: "AUTH_TOKEN_EXPIRED" });
   });
 
   it("generates a JWT secret once and reuses it on the next start", () => {

@@ -7,6 +7,8 @@ import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { AppError } from "./errors.js";
 
 const JWT_ISSUER = "superstep";
+// Tokens name who they are for: a token minted for anything else with the same secret is refused.
+const JWT_AUDIENCE = "superstep";
 const JWT_SECRET_FILE = "jwt-secret";
 export const API_KEY_PREFIX = "ssk_";
 
@@ -45,6 +47,12 @@ export function resolveJwtSecret(configured: string | null, dataDir: string): st
   return secret;
 }
 
+/** What a valid session token says: whose it is and when it stops being valid. */
+export interface VerifiedToken {
+  userId: string;
+  expiresAt: Date;
+}
+
 export class TokenSigner {
   readonly #key: Uint8Array;
   readonly #ttlSeconds: number;
@@ -59,18 +67,27 @@ export class TokenSigner {
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(userId)
       .setIssuer(JWT_ISSUER)
+      .setAudience(JWT_AUDIENCE)
       .setIssuedAt()
       .setExpirationTime(`${this.#ttlSeconds}s`)
       .sign(this.#key);
   }
 
-  /** The user id in a valid token; AUTH_TOKEN_EXPIRED or AUTH_INVALID_TOKEN otherwise. */
-  async verify(token: string): Promise<string> {
+  /** The user and expiry of a valid token; AUTH_TOKEN_EXPIRED or AUTH_INVALID_TOKEN otherwise. */
+  async verify(token: string): Promise<VerifiedToken> {
     try {
-      // Only HS256 is accepted: `alg: none` and every other algorithm fail here.
-      const { payload } = await jwtVerify(token, this.#key, { algorithms: ["HS256"], issuer: JWT_ISSUER });
-      if (typeof payload.sub !== "string" || payload.sub === "") throw new AppError("AUTH_INVALID_TOKEN");
-      return payload.sub;
+      // Only HS256 is accepted: `alg: none` and every other algorithm fail here. A token without
+      // our audience, or without an expiry, is refused.
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: ["HS256"],
+        issuer: JWT_ISSUER,
+        audience: JWT_AUDIENCE,
+        requiredClaims: ["sub", "exp"],
+      });
+      if (typeof payload.sub !== "string" || payload.sub === "" || typeof payload.exp !== "number") {
+        throw new AppError("AUTH_INVALID_TOKEN");
+      }
+      return { userId: payload.sub, expiresAt: new Date(payload.exp * 1000) };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new AppError("AUTH_TOKEN_EXPIRED");
       throw new AppError("AUTH_INVALID_TOKEN");

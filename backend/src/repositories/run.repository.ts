@@ -106,6 +106,28 @@ export class RunRepository {
     }
   }
 
+  /** The run an earlier trigger with this idempotency key created, if any. */
+  findByIdempotencyKey(ownerId: string, workflowId: string, key: string): Promise<RunRow | undefined> {
+    return this.#db
+      .selectFrom("runs")
+      .selectAll()
+      .where("owner_id", "=", ownerId)
+      .where("workflow_id", "=", workflowId)
+      .where("idempotency_key", "=", key)
+      .executeTakeFirst();
+  }
+
+  /** How many of a user's runs are queued or running. */
+  async countActive(ownerId: string): Promise<number> {
+    const row = await this.#db
+      .selectFrom("runs")
+      .select((eb) => eb.fn.countAll<string | number>().as("n"))
+      .where("owner_id", "=", ownerId)
+      .where("status", "in", ACTIVE)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   findById(id: string): Promise<RunRow | undefined> {
     return this.#db.selectFrom("runs").selectAll().where("id", "=", id).executeTakeFirst();
   }
@@ -255,8 +277,13 @@ export class RunRepository {
   }
 
   /** Runs left queued or running, e.g. by a crash: the server queues them again at start. */
-  findUnfinished(): Promise<Pick<RunRow, "id">[]> {
-    return this.#db.selectFrom("runs").select("id").where("status", "in", ACTIVE).orderBy("created_at").execute();
+  findUnfinished(): Promise<Pick<RunRow, "id" | "owner_id">[]> {
+    return this.#db
+      .selectFrom("runs")
+      .select(["id", "owner_id"])
+      .where("status", "in", ACTIVE)
+      .orderBy("created_at")
+      .execute();
   }
 
   /** Runs still running although they started before `startedBefore` (stuck or abandoned). */

@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { type Actor, assertSession } from "../core/authz.js";
 import { AppError } from "../core/errors.js";
 import { generateApiKey, generateCallbackSecret, hashApiKey } from "../core/security.js";
@@ -23,6 +24,8 @@ function toView(row: ApiKeyRow): ApiKeyView {
 
 export class ApiKeyService {
   readonly #apiKeys: ApiKeyRepository;
+  // Tells open sockets signed in with a key that it was revoked in this process.
+  readonly #revocations = new EventEmitter().setMaxListeners(0);
 
   constructor(deps: { apiKeys: ApiKeyRepository }) {
     this.#apiKeys = deps.apiKeys;
@@ -54,6 +57,13 @@ export class ApiKeyService {
     if (!row || row.user_id !== actor.userId) throw new AppError("API_KEY_NOT_FOUND");
     const revoked = await this.#apiKeys.revoke(id);
     if (!revoked) throw new AppError("API_KEY_NOT_FOUND");
+    this.#revocations.emit("revoked", id);
     return toView(revoked);
+  }
+
+  /** Calls `listener` with the id of each key revoked through this service; returns an unsubscribe. */
+  onRevoked(listener: (keyId: string) => void): () => void {
+    this.#revocations.on("revoked", listener);
+    return () => this.#revocations.off("revoked", listener);
   }
 }

@@ -15,6 +15,12 @@ import type { NewUser, UserRepository } from "../repositories/user.repository.js
 import type { CredentialsBody, RegisterBody, SessionView, UserView } from "../schemas/auth.schema.js";
 import { toUserView } from "./user-view.js";
 
+export interface VerifiedCredential {
+  actor: Actor;
+  /** When a session token expires; null for an API key (valid until revoked). */
+  expiresAt: Date | null;
+}
+
 export interface AuthStatus {
   setup_required: boolean;
   signup_allowed: boolean;
@@ -73,15 +79,28 @@ export class AuthService {
 
   /** The caller behind an Authorization header value, or an error saying what is wrong. */
   async authenticate(authorization: string | undefined): Promise<Actor> {
+    return (await this.verifyCredential(authorization)).actor;
+  }
+
+  /**
+   * The caller behind a bearer credential and when it stops being valid (a session token's expiry;
+   * null for an API key, valid until revoked). `touch: false` checks it again without recording a use.
+   */
+  async verifyCredential(
+    authorization: string | undefined,
+    options: { touch: boolean } = { touch: true },
+  ): Promise<VerifiedCredential> {
     if (!authorization) throw new AppError("AUTH_REQUIRED");
     const match = /^Bearer +(\S+)$/i.exec(authorization.trim());
     if (!match?.[1]) throw new AppError("AUTH_INVALID_TOKEN");
     const credential = match[1];
-    if (credential.startsWith(API_KEY_PREFIX)) return this.#authenticateApiKey(credential);
-    const userId = await this.#tokens.verify(credential);
+    if (credential.startsWith(API_KEY_PREFIX)) {
+      return { actor: await this.#authenticateApiKey(credential, options.touch), expiresAt: null };
+    }
+    const { userId, expiresAt } = await this.#tokens.verify(credential);
     const user = await this.#users.findById(userId);
     if (!user) throw new AppError("AUTH_INVALID_TOKEN");
-    return { userId: user.id, role: user.role, via: "session" };
+    return { actor: { userId: user.id, role: user.role, via: "session" }, expiresAt };
   }
 
   /** Hooks accept API keys only: they are for other systems, not for people's sessions. */
@@ -92,11 +111,11 @@ export class AuthService {
     return this.#authenticateApiKey(match[1]);
   }
 
-  async #authenticateApiKey(key: string): Promise<Actor> {
+  async #authenticateApiKey(key: string, touch = true): Promise<Actor> {
     const row = await this.#apiKeys.findActiveByHash(hashApiKey(key));
     const user = row ? await this.#users.findById(row.user_id) : undefined;
     if (!row || !user) throw new AppError("AUTH_INVALID_TOKEN");
-    await this.#apiKeys.markUsed(row.id);
+    if (touch) await this.#apiKeys.markUsed(row.id);
     return { userId: user.id, role: user.role, via: "api_key", apiKeyId: row.id };
   }
 

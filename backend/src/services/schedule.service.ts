@@ -1,5 +1,7 @@
 // Schedules: cron expressions (with seconds optional) in a time zone, each fire one run. A fire
-// missed while the server was down runs once when it comes back, never once per missed time.
+// missed while the server was down runs once when it comes back, never once per missed time. No
+// schedule fires more often than STUDIO_SCHEDULE_MIN_INTERVAL: a cron that would is refused when
+// saved, and the scheduler itself spaces the fires of any schedule that slips through.
 import { CronExpressionParser } from "cron-parser";
 import { type Actor, assertOwned } from "../core/authz.js";
 import { AppError } from "../core/errors.js";
@@ -52,11 +54,41 @@ export function nextFire(cron: string, timezone: string, after: Date): string {
   }
 }
 
+// A new cron is checked over its next fire times: this many, and none further than the horizon
+// (cron patterns repeat within a year; a sparse cron such as 29 February stays cheap to check).
+const INTERVAL_SAMPLE = 100;
+const INTERVAL_HORIZON_MS = 2 * 366 * 24 * 3600 * 1000;
+
+/**
+ * AppError SCHEDULE_INTERVAL_TOO_SHORT, naming the shortest gap, when two of the cron's next fire
+ * times (after `from`) are closer than `minSeconds`; the cron must already parse.
+ */
+export function checkInterval(cron: string, timezone: string, minSeconds: number, from: Date): void {
+  const fires = CronExpressionParser.parse(cron, { currentDate: from, tz: timezone });
+  const horizon = from.getTime() + INTERVAL_HORIZON_MS;
+  let previous: number | null = null;
+  let shortest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < INTERVAL_SAMPLE && fires.hasNext(); i++) {
+    const at = fires.next().toDate().getTime();
+    if (previous !== null) shortest = Math.min(shortest, at - previous);
+    if (at > horizon) break;
+    previous = at;
+  }
+  if (shortest < minSeconds * 1000) {
+    throw new AppError("SCHEDULE_INTERVAL_TOO_SHORT", {
+      cron,
+      min_interval_seconds: minSeconds,
+      interval_seconds: shortest / 1000,
+    });
+  }
+}
+
 export class ScheduleService {
   readonly #schedules: ScheduleRepository;
   readonly #workflows: WorkflowRepository;
   readonly #runs: RunService;
   readonly #logger: Logger;
+  readonly #minIntervalMs: number;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(deps: {
@@ -64,11 +96,13 @@ export class ScheduleService {
     workflows: WorkflowRepository;
     runs: RunService;
     logger: Logger;
+    minIntervalSeconds: number;
   }) {
     this.#schedules = deps.schedules;
     this.#workflows = deps.workflows;
     this.#runs = deps.runs;
     this.#logger = deps.logger;
+    this.#minIntervalMs = deps.minIntervalSeconds * 1000;
   }
 
   async list(actor: Actor, workflowId: string): Promise<ScheduleView[]> {
@@ -99,7 +133,9 @@ export class ScheduleService {
     for (const schedule of await this.#schedules.findDue(now.toISOString(), 100)) {
       const dueAt = schedule.next_fire_at as string;
       // The next fire is computed from now, not from the missed time: a long outage fires once.
-      const next = nextFire(schedule.cron, schedule.timezone, now);
+      // It is never sooner than the minimum interval after this one, whatever the cron says.
+      const earliest = Date.parse(dueAt) + this.#minIntervalMs - 1;
+      const next = nextFire(schedule.cron, schedule.timezone, new Date(Math.max(now.getTime(), earliest)));
       if (!(await this.#schedules.claimFire(schedule.id, dueAt, next))) continue;
       try {
         const actor: Actor = { userId: schedule.owner_id, role: "member", via: "session" };
@@ -111,7 +147,9 @@ export class ScheduleService {
         );
         fired++;
       } catch (error) {
-        this.#logger.warn({ err: error, schedule: schedule.id }, "scheduled run not started");
+        // Refused (the owner's run limits, an invalid workflow): this fire is skipped, not retried.
+        const code = error instanceof AppError ? error.code : undefined;
+        this.#logger.warn({ err: error, code, schedule: schedule.id, fire: dueAt }, "scheduled run not started");
       }
     }
     return fired;
@@ -133,7 +171,9 @@ export class ScheduleService {
     const timezone = body.timezone ?? "UTC";
     checkTimezone(timezone);
     const enabled = body.enabled ?? true;
-    const next = nextFire(body.cron, timezone, new Date());
+    const now = new Date();
+    const next = nextFire(body.cron, timezone, now);
+    checkInterval(body.cron, timezone, this.#minIntervalMs / 1000, now);
     return {
       cron: body.cron,
       timezone,

@@ -159,13 +159,18 @@ export const runRoutes =
     );
   };
 
-/** Run triggers for other systems: an API key, not a session, and an optional Idempotency-Key. */
+/**
+ * Run triggers for other systems: an API key, not a session, and an optional Idempotency-Key.
+ * Rate limited per client address before anything else (STUDIO_HOOK_RATE_LIMIT); each run is
+ * then admitted against its owner's limits.
+ */
 export const hookRoutes =
   (c: Container): FastifyPluginAsyncZod =>
   async (app) => {
     app.post(
       "/api/hooks/workflows/:wid/runs",
       {
+        config: { rateLimit: { max: c.config.hookRateLimitPerMinute, timeWindow: "1 minute" } },
         schema: {
           tags: ["hooks"],
           summary:
@@ -186,6 +191,7 @@ export const hookRoutes =
             202: dataEnvelope(z.object({ run_id: z.string(), status: z.string() })),
             422: errorResponse,
             404: errorResponse,
+            429: errorResponse,
           },
         },
       },

@@ -1,6 +1,8 @@
 // WebSocket /ws/run: the editor's run channel. The client signs in with its first message (or
 // ?token=), then starts runs of a saved workflow or an unsaved document, continues, resumes and
-// cancels them, and receives their events on the same socket.
+// cancels them, and receives their events on the same socket. Runs started here are queued and
+// limited like any other run. The credential is checked on every message; the socket closes with
+// 4401 when it expires or is revoked.
 import type { FastifyInstance } from "fastify";
 import type { WebSocket } from "ws";
 import { z } from "zod";
@@ -8,6 +10,10 @@ import type { Actor } from "../../core/authz.js";
 import { AppError } from "../../core/errors.js";
 import type { Container } from "../deps.js";
 import { toAppError } from "../error-handlers.js";
+import { LapsedError, SocketAuth } from "./socket-auth.js";
+
+/** Close code for a socket whose credential is missing, invalid, expired or revoked. */
+const CLOSE_UNAUTHORIZED = 4401;
 
 const runRequest = {
   input: z.record(z.string(), z.unknown()).optional(),
@@ -59,23 +65,25 @@ function parseMessage(raw: unknown): ClientMessage {
 
 export async function registerRunSocket(app: FastifyInstance, c: Container): Promise<void> {
   app.get("/ws/run", { websocket: true, schema: { hide: true } }, (socket, request) => {
-    let actor: Actor | null = null;
     const subscriptions = new Map<string, () => void>();
+    const closeUnauthorized = (error: unknown) => {
+      sendError(socket, error);
+      socket.close(CLOSE_UNAUTHORIZED, "unauthorized");
+    };
+    const auth = new SocketAuth(c, closeUnauthorized);
     const follow = async (who: Actor, id: string, after: number) => {
       if (subscriptions.has(id)) return;
-      subscriptions.set(id, await c.runs.follow(who, id, after, (event) => send(socket, { type: "event", event })));
+      const unsubscribe = await c.runs.follow(who, id, after, (event) => send(socket, { type: "event", event }));
+      // The socket may have closed while the catch-up was read.
+      if (socket.readyState !== socket.OPEN || subscriptions.has(id)) return unsubscribe();
+      subscriptions.set(id, unsubscribe);
     };
     const signIn = async (token: string) => {
-      actor = await c.auth.authenticate(`Bearer ${token}`);
+      await auth.signIn(token);
       send(socket, { type: "ready" });
     };
     const token = new URL(request.url, "http://socket").searchParams.get("token");
-    const ready = token
-      ? signIn(token).catch((error: unknown) => {
-          sendError(socket, error);
-          socket.close(4401, "unauthorized");
-        })
-      : Promise.resolve();
+    const ready = token ? signIn(token).catch(closeUnauthorized) : Promise.resolve();
 
     socket.on("message", async (raw) => {
       await ready;
@@ -83,8 +91,7 @@ export async function registerRunSocket(app: FastifyInstance, c: Container): Pro
       try {
         message = parseMessage(raw);
         if (message.type === "auth") return await signIn(message.token);
-        if (!actor) throw new AppError("AUTH_REQUIRED");
-        const who: Actor = actor;
+        const who = await auth.actor();
         switch (message.type) {
           case "start":
           case "start_document": {
@@ -92,7 +99,7 @@ export async function registerRunSocket(app: FastifyInstance, c: Container): Pro
               message.type === "start"
                 ? { workflowId: message.workflow_id, version: message.version }
                 : { document: message.document };
-            const run = await c.runs.startInProcess(who, source, {
+            const run = await c.runs.startEditorRun(who, source, {
               input: message.input,
               context: message.context,
               mode: message.mode,
@@ -113,10 +120,13 @@ export async function registerRunSocket(app: FastifyInstance, c: Container): Pro
             return;
         }
       } catch (error) {
+        // A lapsed credential has already been reported and the socket is closing.
+        if (error instanceof LapsedError) return;
         sendError(socket, error, message && "run_id" in message ? message.run_id : undefined);
       }
     });
     socket.on("close", () => {
+      auth.close();
       for (const unsubscribe of subscriptions.values()) unsubscribe();
     });
   });

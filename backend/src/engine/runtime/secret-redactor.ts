@@ -1,9 +1,9 @@
 // Scrubs the secrets of a run's credentials from everything the run writes: node outputs (so the
 // state and checkpoints), events, errors and the run's ending. A service that echoes a header
 // back, or a provider that quotes the key in an error, leaves "[redacted]" in their place.
+import { REDACTED } from "../../core/log-redaction.js";
 import { SECRET_FIELDS, type StoredCredential } from "../../schemas/credential.schema.js";
 
-export const REDACTED = "[redacted]";
 // Secrets shorter than this are refused when a credential is stored (they would match words).
 const MIN_SECRET_LENGTH = 4;
 

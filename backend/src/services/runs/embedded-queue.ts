@@ -1,17 +1,31 @@
-// The in-process queue of the embedded mode: run ids in, handled by up to `concurrency` workers at
-// once. A run id queued twice is handled once at a time; the lease decides who really runs it.
+// The in-process queue of the embedded mode: run ids in, each with the user who owns it, handled
+// by up to `concurrency` workers at once and at most `perUser` of one user's runs at once. The
+// next run comes from the user served least recently among those under their share (round-robin),
+// so one user's backlog never holds back another user's runs. A run id queued twice is handled
+// once at a time; the lease decides who really runs it.
 export type JobHandler = (runId: string) => Promise<void>;
 
+interface OwnerQueue {
+  pending: string[];
+  active: number;
+  /** When this user was last picked (a counter); 0 for a user not picked yet. */
+  lastServed: number;
+}
+
 export class EmbeddedQueue {
-  readonly #pending: string[] = [];
-  readonly #active = new Set<string>();
+  readonly #owners = new Map<string, OwnerQueue>();
+  /** Running run id → its owner. */
+  readonly #active = new Map<string, string>();
   readonly #concurrency: number;
+  readonly #perUser: number;
   #handler: JobHandler | null = null;
   #idle: (() => void)[] = [];
   #stopped = false;
+  #served = 0;
 
-  constructor(concurrency: number) {
-    this.#concurrency = concurrency;
+  constructor(options: { concurrency: number; perUser: number }) {
+    this.#concurrency = options.concurrency;
+    this.#perUser = options.perUser;
   }
 
   start(handler: JobHandler): void {
@@ -19,38 +33,80 @@ export class EmbeddedQueue {
     this.#pump();
   }
 
-  enqueue(runId: string): void {
+  enqueue(runId: string, ownerId: string): void {
     if (this.#stopped) return;
-    if (!this.#pending.includes(runId)) this.#pending.push(runId);
+    let owner = this.#owners.get(ownerId);
+    if (!owner) {
+      owner = { pending: [], active: 0, lastServed: 0 };
+      this.#owners.set(ownerId, owner);
+    }
+    if (!owner.pending.includes(runId)) owner.pending.push(runId);
     this.#pump();
+  }
+
+  /** How many runs wait and run, for one user or in all (tests, health). */
+  size(ownerId?: string): { pending: number; active: number } {
+    if (ownerId !== undefined) {
+      const owner = this.#owners.get(ownerId);
+      return { pending: owner?.pending.length ?? 0, active: owner?.active ?? 0 };
+    }
+    let pending = 0;
+    for (const owner of this.#owners.values()) pending += owner.pending.length;
+    return { pending, active: this.#active.size };
   }
 
   /** Resolves when nothing is queued or running (tests and shutdown). */
   idle(): Promise<void> {
-    if (this.#pending.length === 0 && this.#active.size === 0) return Promise.resolve();
+    if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
   stop(): void {
     this.#stopped = true;
-    this.#pending.length = 0;
+    for (const [ownerId, owner] of this.#owners) {
+      owner.pending.length = 0;
+      if (owner.active === 0) this.#owners.delete(ownerId);
+    }
+  }
+
+  #isIdle(): boolean {
+    return this.#active.size === 0 && this.size().pending === 0;
+  }
+
+  /** The next run to start: from the least recently served user under their share. */
+  #next(): { runId: string; ownerId: string } | null {
+    let chosen: { ownerId: string; owner: OwnerQueue; index: number } | null = null;
+    for (const [ownerId, owner] of this.#owners) {
+      if (owner.active >= this.#perUser) continue;
+      if (chosen && owner.lastServed >= chosen.owner.lastServed) continue;
+      // A run that is still running from an earlier enqueue waits for that turn to end.
+      const index = owner.pending.findIndex((id) => !this.#active.has(id));
+      if (index >= 0) chosen = { ownerId, owner, index };
+    }
+    if (!chosen) return null;
+    const [runId] = chosen.owner.pending.splice(chosen.index, 1) as [string];
+    chosen.owner.lastServed = ++this.#served;
+    return { runId, ownerId: chosen.ownerId };
   }
 
   #pump(): void {
     const handler = this.#handler;
     if (!handler) return;
     while (this.#active.size < this.#concurrency) {
-      const index = this.#pending.findIndex((id) => !this.#active.has(id));
-      if (index < 0) break;
-      const [runId] = this.#pending.splice(index, 1) as [string];
-      this.#active.add(runId);
+      const next = this.#next();
+      if (!next) break;
+      const { runId, ownerId } = next;
+      const owner = this.#owners.get(ownerId) as OwnerQueue;
+      owner.active++;
+      this.#active.set(runId, ownerId);
       void handler(runId)
         .catch(() => {})
         .finally(() => {
           this.#active.delete(runId);
+          owner.active--;
+          if (owner.active === 0 && owner.pending.length === 0) this.#owners.delete(ownerId);
           this.#pump();
-          if (this.#pending.length === 0 && this.#active.size === 0)
-            for (const resolve of this.#idle.splice(0)) resolve();
+          if (this.#isIdle()) for (const resolve of this.#idle.splice(0)) resolve();
         });
     }
   }

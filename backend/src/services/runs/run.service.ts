@@ -1,5 +1,6 @@
-// The run lifecycle: trigger, read, resume, continue, cancel. Runs go through the queue to the
-// executor; the service only records intentions and checks them against the run's status.
+// The run lifecycle: trigger, read, resume, continue, cancel. Every run started here (hooks,
+// schedules, the editor's socket) is admitted against its owner's limits and goes through the
+// queue to the executor; only the CLI executes its own run in its own process (executeNow).
 import type { Actor } from "../../core/authz.js";
 import { contentHash } from "../../core/canonical-json.js";
 import type { EngineConfig } from "../../core/config.js";
@@ -17,6 +18,7 @@ import { type Page, toPage } from "../page.js";
 import type { WorkflowService } from "../workflow.service.js";
 import { checkCallbackUrl } from "./callback-target.js";
 import type { EmbeddedQueue } from "./embedded-queue.js";
+import type { RunAdmission } from "./run-admission.js";
 import type { RunBus } from "./run-bus.js";
 import type { RunExecutor } from "./run-executor.js";
 
@@ -67,6 +69,7 @@ export class RunService {
   readonly #workflows: WorkflowRepository;
   readonly #workflowService: WorkflowService;
   readonly #queue: EmbeddedQueue;
+  readonly #admission: RunAdmission;
   readonly #executor: RunExecutor;
   readonly #engine: EngineConfig;
   readonly #bus: RunBus;
@@ -79,6 +82,7 @@ export class RunService {
     workflows: WorkflowRepository;
     workflowService: WorkflowService;
     queue: EmbeddedQueue;
+    admission: RunAdmission;
     executor: RunExecutor;
     engine: EngineConfig;
     bus: RunBus;
@@ -92,6 +96,7 @@ export class RunService {
     this.#workflows = deps.workflows;
     this.#workflowService = deps.workflowService;
     this.#queue = deps.queue;
+    this.#admission = deps.admission;
     this.#executor = deps.executor;
     this.#engine = deps.engine;
   }
@@ -105,16 +110,19 @@ export class RunService {
     this.#sweeper = setInterval(() => void this.sweep().catch(() => {}), sweepEveryMs);
     this.#sweeper.unref();
     const unfinished = await this.#runs.findUnfinished();
-    for (const run of unfinished) this.#queue.enqueue(run.id);
+    for (const run of unfinished) this.#queue.enqueue(run.id, run.owner_id);
     return unfinished.length;
   }
 
-  /** A run of a saved workflow (its current version, or a pinned one), queued for the worker. */
+  /**
+   * A run of a saved workflow (its current version, or a pinned one), queued for the worker. A
+   * retried trigger with the same idempotency key returns the first run, limits or not.
+   */
   async trigger(
     actor: Actor,
     workflowId: string,
     request: TriggerRequest,
-    meta: { trigger: string; idempotencyKey?: string; apiKeyId?: string; direct?: boolean },
+    meta: { trigger: string; idempotencyKey?: string; apiKeyId?: string },
   ): Promise<{ run: RunView; created: boolean }> {
     const workflow = await this.#workflows.findById(workflowId);
     if (!workflow || workflow.owner_id !== actor.userId) throw new AppError("WORKFLOW_NOT_FOUND");
@@ -130,7 +138,11 @@ export class RunService {
     });
     const input = checkRunInput(validated, request.input ?? {});
     if (request.callback_url) await checkCallbackUrl(request.callback_url, this.#egress);
-    const { run, created } = await this.#runs.create({
+    if (meta.idempotencyKey) {
+      const earlier = await this.#runs.findByIdempotencyKey(actor.userId, workflowId, meta.idempotencyKey);
+      if (earlier) return { run: toRunView(earlier), created: false };
+    }
+    const newRun = {
       ownerId: actor.userId,
       workflowId,
       workflowVersion: version,
@@ -143,36 +155,39 @@ export class RunService {
       idempotencyKey: meta.idempotencyKey ?? null,
       callbackUrl: request.callback_url ?? null,
       apiKeyId: meta.apiKeyId ?? null,
-    });
-    if (created && !meta.direct) this.#queue.enqueue(run.id);
+    };
+    const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, () => this.#runs.create(newRun));
+    if (created) this.#queue.enqueue(run.id, run.owner_id);
     return { run: toRunView(run), created };
   }
 
   /**
-   * An editor run of a saved workflow or of an unsaved document, executed right here (the
-   * process holding the editor's socket) rather than queued.
+   * An editor run of a saved workflow or of an unsaved document: admitted and queued like any
+   * other run (the editor follows its events on the run bus).
    */
-  async startInProcess(
+  async startEditorRun(
     actor: Actor,
     source: { workflowId: string; version?: number } | { document: unknown },
     request: TriggerRequest,
   ): Promise<RunView> {
-    const run =
-      "workflowId" in source
-        ? (
-            await this.trigger(
-              actor,
-              source.workflowId,
-              { ...request, version: source.version },
-              { trigger: "editor", direct: true },
-            )
-          ).run
-        : await this.createForDocument(actor, source.document, request, "editor");
-    void this.#executor.execute(run.id);
+    if ("workflowId" in source) {
+      const { run } = await this.trigger(
+        actor,
+        source.workflowId,
+        { ...request, version: source.version },
+        { trigger: "editor" },
+      );
+      return run;
+    }
+    const run = await this.createForDocument(actor, source.document, request, "editor");
+    this.#queue.enqueue(run.id, actor.userId);
     return run;
   }
 
-  /** Records a queued run of a document (unsaved, or a file) without starting it. */
+  /**
+   * Records a queued run of a document (unsaved, or a file) without starting it; admitted against
+   * the owner's limits unless the CLI runs it itself.
+   */
   async createForDocument(actor: Actor, document: unknown, request: TriggerRequest, trigger: string): Promise<RunView> {
     const validated = await prepareWorkflow(document, {
       engine: this.#engine,
@@ -180,7 +195,7 @@ export class RunService {
       credentialType: this.#workflowService.credentialTypesFor(actor),
     });
     const input = checkRunInput(validated, request.input ?? {});
-    const { run } = await this.#runs.create({
+    const newRun = {
       ownerId: actor.userId,
       workflowId: null,
       workflowVersion: null,
@@ -193,7 +208,8 @@ export class RunService {
       idempotencyKey: null,
       callbackUrl: null,
       apiKeyId: null,
-    });
+    };
+    const { run } = await this.#admission.admit(actor.userId, trigger, () => this.#runs.create(newRun));
     return toRunView(run);
   }
 
@@ -250,12 +266,12 @@ export class RunService {
     return unsubscribe;
   }
 
-  /** A person's answer to a waiting run: checked against the form, applied once. */
   /** Executes a queued run in the caller's process and returns when this turn ends (the CLI). */
   async executeNow(id: string): Promise<void> {
     await this.#executor.execute(id);
   }
 
+  /** A person's answer to a waiting run: checked against the form, applied once. */
   async resume(actor: Actor, id: string, input: unknown, dispatch: Dispatch = "queue"): Promise<RunView> {
     const run = await this.#owned(actor, id);
     if (run.status !== "waiting") throw new AppError("RUN_NOT_WAITING", { status: run.status });
@@ -271,7 +287,7 @@ export class RunService {
     });
     // A second resume finds the run no longer waiting: it applies once.
     if (!moved) throw new AppError("RUN_NOT_WAITING", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#queue.enqueue(id);
+    if (dispatch === "queue") this.#queue.enqueue(id, moved.owner_id);
     return toRunView(moved);
   }
 
@@ -282,7 +298,7 @@ export class RunService {
       pendingResume: JSON.stringify({ kind: "continue" }),
     });
     if (!moved) throw new AppError("RUN_NOT_PAUSED", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#queue.enqueue(id);
+    if (dispatch === "queue") this.#queue.enqueue(id, moved.owner_id);
     return toRunView(moved);
   }
 
