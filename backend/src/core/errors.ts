@@ -79,6 +79,10 @@ export const CATALOG = {
   },
   LEASE_LOST: { status: 409, message: "Another worker took over this run; this one stopped writing." },
   NODE_FAILED: { status: 500, message: "The node failed." },
+  NODE_OUTPUT_INVALID: {
+    status: 422,
+    message: "A node wrote a value that does not fit the state field (its type, or its reducer).",
+  },
   CODE_ERROR: { status: 422, message: "The code raised an error." },
   CODE_TIMEOUT: { status: 422, message: "The code ran longer than STUDIO_CODE_TIMEOUT allows." },
   CODE_MEMORY: { status: 422, message: "The code used more memory than STUDIO_CODE_MEMORY allows." },

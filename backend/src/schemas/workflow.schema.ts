@@ -45,7 +45,9 @@ const elementId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: "must be 
 const stateFieldName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: "must be an identifier (letters, digits, '_')" })
-  .refine((name) => !name.startsWith("__") && name !== "constructor" && name !== "prototype", {
+  // Names every object already has (toString, valueOf, hasOwnProperty, …) would collide with
+  // them in the graph's channel table.
+  .refine((name) => !name.startsWith("__") && name !== "prototype" && !(name in Object.prototype), {
     message: "is reserved",
   });
 

@@ -60,6 +60,7 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
   for (const [nodeId, child] of workflow.subgraphs) children.set(nodeId, compileWorkflow(child));
 
   const stateFields = new Set(workflow.document.state.map((f) => f.name));
+  const fields = new Map(workflow.document.state.map((f) => [f.name, f]));
   for (const node of workflow.nodes.values()) {
     if (node.type === "start" || node.type === "end") continue;
     const labels = (workflow.model.outgoing.get(node.id) ?? []).map((e) => e.label ?? "");
@@ -67,6 +68,7 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
       forEachOf: bodyOf.get(node.id),
       child: children.get(node.id),
       stateFields,
+      fields,
     });
     builder.addNode(node.id, fn, node.type === "join" ? { defer: true } : undefined);
     if (node.type === "for_each") builder.addNode(gatherNodeId(node.id), gatherFunction(node));

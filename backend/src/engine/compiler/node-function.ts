@@ -2,10 +2,12 @@
 // ledger for side effects, For each capture, and error reporting.
 import { isGraphInterrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { AppError } from "../../core/errors.js";
+import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
 import { type Executor, SIDE_EFFECT_TYPES } from "../nodes/node-execution.js";
 import type { EventError } from "../runtime/events.js";
 import { truncateForEvent } from "../runtime/limits.js";
 import { emitNodeEvent, runContextOf, superstepOf } from "../runtime/run-context.js";
+import { fitsType, kindOf } from "../runtime/state-types.js";
 import type { TemplateScope } from "../templates/template.js";
 import type { TypedNode } from "../validator/validator.js";
 import { forEachChannel, INDEX_KEY, ITEM_KEY, ROUTES_CHANNEL, VISITS_CHANNEL, visibleState } from "./state-channels.js";
@@ -45,6 +47,37 @@ function bodyValue(node: TypedNode, update: AnyState): unknown {
   }
 }
 
+type StateField = WorkflowDocument["state"][number];
+
+/**
+ * A node's writes must fit the fields they go to, as run inputs must: a replace field takes its
+ * type (or null), a merge field an object, an add field a number; an append field takes an item
+ * or a list of items.
+ */
+function checkOutputTypes(nodeId: string, update: AnyState, fields: ReadonlyMap<string, StateField>): void {
+  for (const [name, value] of Object.entries(update)) {
+    const field = fields.get(name);
+    if (!field) continue;
+    const reducer = field.reducer ?? "replace";
+    const fits =
+      reducer === "append" ||
+      (reducer === "merge" && fitsType("object", value)) ||
+      (reducer === "add" && fitsType("number", value)) ||
+      (reducer === "replace" && (value === null || fitsType(field.type, value)));
+    if (fits) continue;
+    const expected = reducer === "merge" ? "an object" : reducer === "add" ? "a number" : withArticle(field.type);
+    throw new AppError(
+      "NODE_OUTPUT_INVALID",
+      { node_id: nodeId, field: name, type: field.type, reducer, got: kindOf(value) },
+      `${nodeId} wrote ${kindOf(value)} to "${name}", which takes ${expected}.`,
+    );
+  }
+}
+
+function withArticle(type: string): string {
+  return type === "object" ? "an object" : type === "any" ? "any value" : `a ${type}`;
+}
+
 /** The label a Condition or Decision chose, from its hidden routing write. */
 function route(update: AnyState, nodeId: string): string | undefined {
   return (update[ROUTES_CHANNEL] as Record<string, string> | undefined)?.[nodeId];
@@ -53,7 +86,13 @@ function route(update: AnyState, nodeId: string): string | undefined {
 export function makeNodeFunction(
   node: TypedNode,
   execute: Executor,
-  options: { forEachOf?: string; child?: unknown; stateFields: ReadonlySet<string> },
+  options: {
+    forEachOf?: string;
+    child?: unknown;
+    stateFields: ReadonlySet<string>;
+    /** The declared state fields with their types and reducers. */
+    fields: ReadonlyMap<string, StateField>;
+  },
 ): NodeFunction {
   const sideEffect = SIDE_EFFECT_TYPES.has(node.type);
   return async (state, config) => {
@@ -97,6 +136,7 @@ export function makeNodeFunction(
             usage = tokens;
           },
         });
+        if (!asBody) checkOutputTypes(node.id, update, options.fields);
         // Secrets of the run's credentials never reach the state, the ledger or events.
         update = redactor.value(update);
         if (sideEffect) await ctx.ledger.put(key, { update });

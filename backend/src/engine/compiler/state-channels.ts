@@ -1,7 +1,8 @@
 // State fields become LangGraph channels. `replace` stays LangGraph's LastValue, so two writes in
 // one superstep fail loudly instead of one silently winning. A few hidden channels carry routing
 // and bookkeeping; their names start with "__", which user fields cannot.
-import { Annotation, type StateDefinition } from "@langchain/langgraph";
+import { Annotation, BinaryOperatorAggregate, type StateDefinition } from "@langchain/langgraph";
+import { isDeltaSnapshot } from "@langchain/langgraph-checkpoint";
 import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
 
 export const ROUTES_CHANNEL = "__routes__";
@@ -25,6 +26,32 @@ export function resetMarker(): Record<string, true> {
 
 type Field = WorkflowDocument["state"][number];
 
+/**
+ * A reducer channel that reads every write as data. LangGraph's own reducer channel takes a
+ * written `{"__overwrite__": v}` (or `{"type": "__overwrite__", "value": v}`) as a command to
+ * replace the value; node outputs come from HTTP responses and models, so here every write goes
+ * through the reducer, whatever its shape.
+ */
+class DataReducerChannel<V> extends BinaryOperatorAggregate<V, unknown> {
+  override update(values: unknown[]): boolean {
+    if (values.length === 0) return false;
+    for (const incoming of values) {
+      this.value = this.value === undefined ? (incoming as V) : this.operator(this.value, incoming);
+    }
+    return true;
+  }
+
+  override fromCheckpoint(checkpoint?: unknown): this {
+    const restored = new DataReducerChannel<V>(this.operator, this.initialValueFactory);
+    if (checkpoint !== undefined) restored.value = (isDeltaSnapshot(checkpoint) ? checkpoint.value : checkpoint) as V;
+    return restored as this;
+  }
+}
+
+function reducerChannel<V>(operator: (current: V, update: unknown) => V, initial: () => V): DataReducerChannel<V> {
+  return new DataReducerChannel<V>(operator, initial);
+}
+
 function append(current: unknown[], update: unknown): unknown[] {
   return current.concat(Array.isArray(update) ? update : [update]);
 }
@@ -40,23 +67,17 @@ function add(current: number, update: unknown): number {
 function channel(field: Field) {
   switch (field.reducer ?? "replace") {
     case "append":
-      return Annotation<unknown[], unknown>({
-        reducer: append,
-        default: () => (Array.isArray(field.default) ? structuredClone(field.default) : []),
-      });
+      return reducerChannel<unknown[]>(append, () =>
+        Array.isArray(field.default) ? structuredClone(field.default) : [],
+      );
     case "merge":
-      return Annotation<Record<string, unknown>, unknown>({
-        reducer: merge,
-        default: () =>
-          field.default !== null && typeof field.default === "object"
-            ? structuredClone(field.default as Record<string, unknown>)
-            : {},
-      });
+      return reducerChannel<Record<string, unknown>>(merge, () =>
+        field.default !== null && typeof field.default === "object"
+          ? structuredClone(field.default as Record<string, unknown>)
+          : {},
+      );
     case "add":
-      return Annotation<number, unknown>({
-        reducer: add,
-        default: () => (typeof field.default === "number" ? field.default : 0),
-      });
+      return reducerChannel<number>(add, () => (typeof field.default === "number" ? field.default : 0));
     default:
       return Annotation<unknown>();
   }
@@ -65,20 +86,22 @@ function channel(field: Field) {
 export function stateDefinition(document: WorkflowDocument, forEachIds: string[]): StateDefinition {
   const definition: StateDefinition = {};
   for (const field of document.state) definition[field.name] = channel(field);
-  definition[ROUTES_CHANNEL] = Annotation<Record<string, string>, Record<string, string>>({
-    reducer: (a, b) => ({ ...a, ...b }),
-    default: () => ({}),
-  });
-  definition[VISITS_CHANNEL] = Annotation<Record<string, number>, Record<string, number>>({
-    reducer: (a, b) => ({ ...a, ...b }),
-    default: () => ({}),
-  });
+  definition[ROUTES_CHANNEL] = reducerChannel<Record<string, string>>(
+    (a, b) => ({ ...a, ...(b as object) }),
+    () => ({}),
+  );
+  definition[VISITS_CHANNEL] = reducerChannel<Record<string, number>>(
+    (a, b) => ({ ...a, ...(b as object) }),
+    () => ({}),
+  );
   for (const id of forEachIds) {
-    definition[forEachChannel(id)] = Annotation<unknown[], unknown>({
-      reducer: (current, update) =>
-        update !== null && typeof update === "object" && RESET in update ? [] : append(current, update),
-      default: () => [],
-    });
+    definition[forEachChannel(id)] = reducerChannel<unknown[]>(
+      (current, update) =>
+        update !== null && typeof update === "object" && !Array.isArray(update) && RESET in update
+          ? []
+          : append(current, update),
+      () => [],
+    );
   }
   return definition;
 }

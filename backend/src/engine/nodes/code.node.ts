@@ -22,7 +22,9 @@ async function sandboxed(env: ExecutionEnv, call: SandboxCall): Promise<unknown>
 
 export const executeCode: Executor<Extract<TypedNode, { type: "code" }>> = async (env) => {
   const { node, scope, stateFields } = env;
-  const value = await sandboxed(env, { language: node.data.language, code: node.data.code, args: [scope.state] });
+  // A For each body is called main(state, item, index); other nodes main(state).
+  const args = scope.index === undefined ? [scope.state] : [scope.state, scope.item ?? null, scope.index];
+  const value = await sandboxed(env, { language: node.data.language, code: node.data.code, args });
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new AppError("CODE_RESULT_INVALID", { returned: Array.isArray(value) ? "list" : typeof value });
   }

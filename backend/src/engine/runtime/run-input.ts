@@ -1,15 +1,7 @@
 // A run's input: an object whose keys are state fields the Start node accepts, with fitting types.
 import { AppError } from "../../core/errors.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
-
-const TYPE_CHECKS: Record<string, (value: unknown) => boolean> = {
-  string: (v) => typeof v === "string",
-  number: (v) => typeof v === "number" && Number.isFinite(v),
-  boolean: (v) => typeof v === "boolean",
-  list: (v) => Array.isArray(v),
-  object: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
-  any: () => true,
-};
+import { fitsType } from "./state-types.js";
 
 export function checkRunInput(workflow: ValidatedWorkflow, input: unknown): Record<string, unknown> {
   if (input === undefined || input === null) return {};
@@ -26,8 +18,7 @@ export function checkRunInput(workflow: ValidatedWorkflow, input: unknown): Reco
     if (!field) problems.push({ field: key, message: "is not a state field of this workflow" });
     else if (accepted && !accepted.has(key))
       problems.push({ field: key, message: "is not an input of the Start node" });
-    else if (!(TYPE_CHECKS[field.type] ?? TYPE_CHECKS.any)?.(value))
-      problems.push({ field: key, message: `must be a ${field.type}` });
+    else if (!fitsType(field.type, value)) problems.push({ field: key, message: `must be a ${field.type}` });
     else Object.defineProperty(clean, key, { value, enumerable: true, writable: true, configurable: true });
   }
   if (problems.length > 0) throw new AppError("RUN_INPUT_INVALID", problems);

@@ -480,8 +480,10 @@ describe("runtime", () => {
     });
 
     it("keeps __proto__ keys from a tool's answer as plain data, polluting nothing", async () => {
+      // Served as JSON, so the tool parses it: an object with an own "__proto__" key. (A merge
+      // field takes objects only; a text answer would now fail the node with NODE_OUTPUT_INVALID.)
       const hostile = await startReceiver(() => ({
-        text: '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}',
+        json: JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}'),
       }));
       try {
         const document = {

@@ -58,6 +58,19 @@ async def run(source, args_json):
                 pass
 
 
+def _fitting(function, args):
+    # Like JavaScript, extra arguments a main does not declare are not passed: main(state) also
+    # works as a For each body, which is called with (state, item, index).
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return args
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return args
+    positional = sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return args[:positional]
+
+
 async def _run(source, args_json):
     namespace = {"__name__": "__main__"}
     try:
@@ -65,7 +78,7 @@ async def _run(source, args_json):
         main = namespace.get("main")
         if not callable(main):
             return "error\\nThe code does not define a function named main."
-        result = main(*_loads(args_json))
+        result = main(*_fitting(main, _loads(args_json)))
         if inspect.isawaitable(result):
             result = await result
     except MemoryError:
