@@ -67,7 +67,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)dist/" },
+    // Only our own build output: node_modules packages also ship from dist/ (kysely does), and
+    // excluding them would hide their imports from the rules.
+    exclude: { path: "^(backend|frontend)/dist/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "backend/tsconfig.json" },
     enhancedResolveOptions: {
