@@ -119,12 +119,7 @@ export function conditionLoops(ring: number): Doc {
   const edges: Doc["edges"] = [edgeOf("start", "k0")];
   for (let i = 0; i < ring; i++) {
     nodes.push(
-      {
-        id: `k${i}`,
-        type: "condition",
-        position: at,
-        data: { rules: [{ label: "again", conditions: [{ field: "a", operator: "is_empty" }] }], default_label: "on" },
-      },
+      conditionNode(`k${i}`, ["on", "again"]),
       {
         id: `f${i}`,
         type: "for_each",
@@ -184,4 +179,57 @@ export function nestedSubgraphs(levels: number, width: number): { top: Doc; save
   const saved: Record<string, Doc> = {};
   for (let k = 1; k <= levels; k++) saved[`level${k}@1`] = level(k);
   return { top: level(0), saved };
+}
+
+function conditionNode(id: string, labels: string[]): Doc["nodes"][number] {
+  return {
+    id,
+    type: "condition",
+    position: at,
+    data: {
+      rules: labels.slice(1).map((label) => ({ label, conditions: [{ field: "a", operator: "is_empty" }] })),
+      default_label: labels[0],
+    },
+  };
+}
+
+/**
+ * A mesh of `conditions` Conditions, each routing to the next `fanout` ones (around a ring), beside
+ * a chain of `tail` code nodes. The mesh stays busy in every superstep while the chain keeps
+ * reaching new nodes, so one phase runs for about tail + 400 supersteps with the whole mesh
+ * active. The chain's first and last nodes write `a` (never together).
+ */
+export function routerMesh(conditions: number, fanout: number, tail: number): Doc {
+  const nodes: Doc["nodes"] = [];
+  const edges: Doc["edges"] = [edgeOf("start", "c0"), edgeOf("start", "t0")];
+  for (let i = 0; i < conditions; i++) {
+    const labels = Array.from({ length: fanout }, (_, k) => `to${k}`);
+    nodes.push(conditionNode(`c${i}`, labels));
+    for (let k = 0; k < fanout; k++) edges.push(edgeOf(`c${i}`, `c${(i + 1 + k) % conditions}`, `to${k}`));
+  }
+  for (let i = 0; i < tail; i++) {
+    nodes.push(codeNode(`t${i}`, i === 0 || i === tail - 1 ? ["a"] : []));
+    if (i > 0) edges.push(edgeOf(`t${i - 1}`, `t${i}`));
+  }
+  return { name: `router mesh ${conditions}x${fanout} + ${tail}`, state: STATE, nodes, edges };
+}
+
+/**
+ * `count` Joins in sequence: p0 → `width` branches → j0 → p1 → … → j(count-1) → p(count). Every
+ * p writes `a`; each runs in its own phase, so nothing clashes.
+ */
+export function joinPhases(count: number, width: number): Doc {
+  const nodes: Doc["nodes"] = [];
+  const edges: Doc["edges"] = [edgeOf("start", "p0_w")];
+  for (let k = 0; k <= count; k++) {
+    nodes.push(codeNode(`p${k}_w`, ["a"]));
+    if (k === count) break;
+    nodes.push({ id: `j${k}`, type: "join", position: at, data: {} });
+    for (let b = 0; b < width; b++) {
+      nodes.push(codeNode(`b${k}_${b}`, ["log"]));
+      edges.push(edgeOf(`p${k}_w`, `b${k}_${b}`), edgeOf(`b${k}_${b}`, `j${k}`));
+    }
+    edges.push(edgeOf(`j${k}`, `p${k + 1}_w`));
+  }
+  return { name: `join phases ${count}x${width}`, state: STATE, nodes, edges };
 }
