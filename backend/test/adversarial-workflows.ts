@@ -69,10 +69,11 @@ export function skipChain(count: number, span: number, writers: number[]): Doc {
 
 /**
  * One node fanning out to `width` branches, each `depth` nodes long, all ending in a Join. The
- * last node of every branch writes `a` when `clash` is set, otherwise the branches only append.
+ * hub and the node after the Join write `a` (in different phases); so does the last node of every
+ * branch when `clash` is set, otherwise the branches only append.
  */
 export function fanOut(width: number, depth: number, clash: boolean): Doc {
-  const nodes: Doc["nodes"] = [codeNode("hub"), { id: "j", type: "join", position: at, data: {} }];
+  const nodes: Doc["nodes"] = [codeNode("hub", ["a"]), { id: "j", type: "join", position: at, data: {} }];
   const edges: Doc["edges"] = [edgeOf("start", "hub"), edgeOf("j", "end")];
   for (let b = 0; b < width; b++) {
     for (let d = 0; d < depth; d++) {
@@ -201,7 +202,7 @@ function conditionNode(id: string, labels: string[]): Doc["nodes"][number] {
  */
 export function routerMesh(conditions: number, fanout: number, tail: number): Doc {
   const nodes: Doc["nodes"] = [];
-  const edges: Doc["edges"] = [edgeOf("start", "c0"), edgeOf("start", "t0")];
+  const edges: Doc["edges"] = [edgeOf("start", "c0"), ...(tail > 0 ? [edgeOf("start", "t0")] : [])];
   for (let i = 0; i < conditions; i++) {
     const labels = Array.from({ length: fanout }, (_, k) => `to${k}`);
     nodes.push(conditionNode(`c${i}`, labels));
@@ -232,4 +233,32 @@ export function joinPhases(count: number, width: number): Doc {
     edges.push(edgeOf(`j${k}`, `p${k + 1}_w`));
   }
   return { name: `join phases ${count}x${width}`, state: STATE, nodes, edges };
+}
+
+/**
+ * A chain of `joins` Join phases that all start the same busy mesh of `conditions` Conditions:
+ * j(k) → {a(k), b(k)} → j(k+1), and j(k) → the mesh, which leads to no Join. Every phase walks the
+ * whole mesh for hundreds of supersteps, so walking the phases one by one costs
+ * joins × supersteps × mesh edges: past the budget, the combined phase takes over. Each a(k)
+ * writes `a`; in its own phase it runs alone.
+ */
+export function joinStorm(joins: number, conditions: number, fanout: number): Doc {
+  const mesh = routerMesh(conditions, fanout, 0);
+  const nodes: Doc["nodes"] = mesh.nodes.slice();
+  const edges: Doc["edges"] = mesh.edges.filter((e) => e.source !== "start");
+  nodes.push(codeNode("a_s"), codeNode("b_s"));
+  edges.push(edgeOf("start", "a_s"), edgeOf("start", "b_s"), edgeOf("a_s", "j0"), edgeOf("b_s", "j0"));
+  for (let k = 0; k < joins; k++) {
+    nodes.push({ id: `j${k}`, type: "join", position: at, data: {} });
+    edges.push(edgeOf(`j${k}`, "c0"));
+    if (k + 1 === joins) break;
+    nodes.push(codeNode(`a${k}`, ["a"]), codeNode(`b${k}`));
+    edges.push(
+      edgeOf(`j${k}`, `a${k}`),
+      edgeOf(`j${k}`, `b${k}`),
+      edgeOf(`a${k}`, `j${k + 1}`),
+      edgeOf(`b${k}`, `j${k + 1}`),
+    );
+  }
+  return { name: `join storm ${joins} over ${conditions}x${fanout}`, state: STATE, nodes, edges };
 }

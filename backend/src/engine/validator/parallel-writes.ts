@@ -29,7 +29,7 @@ import type { TimeSlicer } from "./time-slicer.js";
 const ROUTERS = new Set(["condition", "decision", "for_each"]);
 
 /** Work units after which later Join phases give way to the combined phase. */
-export const PARALLEL_WRITE_BUDGET = 8_000_000;
+export const PARALLEL_WRITE_BUDGET = 4_000_000;
 /** Supersteps a phase keeps walking after it last reached a new node (as the older check did). */
 export function extraSteps(nodeCount: number): number {
   return Math.min(2 * nodeCount + 2, 400);
@@ -180,6 +180,192 @@ function reachableJoins(graph: RunGraph): number[] {
   return joins;
 }
 
+/** The superstep-by-superstep walk of one phase at a time; state is kept across phases. */
+class Walker {
+  readonly #graph: RunGraph;
+  readonly #horizon: number;
+  operations = 0;
+  /** Joins reached in the current phase, in the order reached. */
+  pending: number[] = [];
+  readonly clashes: ParallelWrite[] = [];
+  unreported: number;
+  #labels = 0;
+  // Stamps instead of clearing arrays: step ids and phase ids are unique across phases.
+  #stepId = 0;
+  #phaseId = 0;
+  #step = 0;
+  #lastNew = 0;
+  #approximate = false;
+  readonly #seenIn: Int32Array;
+  readonly #placedAt: Int32Array;
+  readonly #mergedAt: Int32Array;
+  readonly #slot: Int32Array;
+  readonly #pendingIn: Int32Array;
+  #current: Int32Array;
+  #currentLabel: Int32Array;
+  #next: Int32Array;
+  #nextLabel: Int32Array;
+  #nextLength = 0;
+  readonly #fieldStep: Int32Array;
+  readonly #fieldNode: Int32Array;
+  readonly #fieldLabel: Int32Array;
+  readonly #reported: Uint8Array;
+
+  constructor(graph: RunGraph, horizon: number) {
+    this.#graph = graph;
+    this.#horizon = horizon;
+    const size = graph.size;
+    this.#seenIn = new Int32Array(size);
+    this.#placedAt = new Int32Array(size);
+    this.#mergedAt = new Int32Array(size);
+    this.#slot = new Int32Array(size);
+    this.#pendingIn = new Int32Array(size);
+    this.#current = new Int32Array(size);
+    this.#currentLabel = new Int32Array(size);
+    this.#next = new Int32Array(size);
+    this.#nextLabel = new Int32Array(size);
+    const fields = graph.fields.length;
+    this.#fieldStep = new Int32Array(fields);
+    this.#fieldNode = new Int32Array(fields);
+    this.#fieldLabel = new Int32Array(fields);
+    this.#reported = new Uint8Array(fields);
+    this.unreported = fields;
+  }
+
+  /** Starts a phase: each root runs in its superstep 0 under its own label. */
+  begin(roots: readonly number[], approximate: boolean): void {
+    this.#phaseId++;
+    this.#stepId++;
+    this.#step = 0;
+    this.#lastNew = 0;
+    this.#approximate = approximate;
+    this.pending = [];
+    this.#nextLength = 0;
+    for (const root of roots) {
+      this.#placedAt[root] = this.#stepId;
+      this.#seenIn[root] = this.#phaseId;
+      this.#next[this.#nextLength] = root;
+      this.#nextLabel[this.#nextLength++] = ++this.#labels;
+    }
+  }
+
+  /**
+   * Runs one superstep: checks its writes, then works out the next one. False when the phase is
+   * over (nothing left to run, every field reported, or past the horizon).
+   */
+  advance(): boolean {
+    const { kind, first, targets, writeFirst, fieldsOf } = this.#graph;
+    const placedAt = this.#placedAt;
+    const mergedAt = this.#mergedAt;
+    const slot = this.#slot;
+    const seenIn = this.#seenIn;
+    const pendingIn = this.#pendingIn;
+    const phaseId = this.#phaseId;
+    const current = this.#next;
+    const currentLabel = this.#nextLabel;
+    const length = this.#nextLength;
+    const next = this.#current;
+    const nextLabel = this.#currentLabel;
+    this.#current = current;
+    this.#currentLabel = currentLabel;
+    this.#next = next;
+    this.#nextLabel = nextLabel;
+    if (length === 0) return false;
+    let operations = this.operations;
+    let stepId = ++this.#stepId;
+
+    // Writes in this superstep: a field clashes when two writers carry different labels.
+    const fieldStep = this.#fieldStep;
+    const fieldNode = this.#fieldNode;
+    const fieldLabel = this.#fieldLabel;
+    const reported = this.#reported;
+    for (let k = 0; k < length; k++) {
+      const v = current[k] as number;
+      const label = currentLabel[k] as number;
+      operations++;
+      const end = writeFirst[v + 1] as number;
+      for (let w = writeFirst[v] as number; w < end; w++) {
+        operations++;
+        const f = fieldsOf[w] as number;
+        if (reported[f]) continue;
+        if (fieldStep[f] !== stepId) {
+          fieldStep[f] = stepId;
+          fieldNode[f] = v;
+          fieldLabel[f] = label;
+        } else if (fieldLabel[f] !== label) {
+          reported[f] = 1;
+          this.unreported--;
+          const names = this.#graph.names;
+          const pair = [names[fieldNode[f] as number], names[v]].sort() as [string, string];
+          this.clashes.push({ field: this.#graph.fields[f] as string, nodes: pair, approximate: this.#approximate });
+        }
+      }
+    }
+    if (this.unreported === 0 || this.#step >= this.#lastNew + this.#horizon) {
+      this.operations = operations;
+      return false;
+    }
+
+    // The next superstep. A target is placed once; a second, different label merges.
+    stepId = ++this.#stepId;
+    const nextStep = this.#step + 1;
+    let labels = this.#labels;
+    let nextLength = 0;
+    let lastNew = this.#lastNew;
+    let forEachActive = false;
+    for (let k = 0; k < length; k++) {
+      const v = current[k] as number;
+      const label = currentLabel[k] as number;
+      const from = first[v] as number;
+      const to = first[v + 1] as number;
+      const type = kind[v];
+      if (type === FOR_EACH) forEachActive = true;
+      const fanOut = (type === PLAIN || type === JOIN) && to - from >= 2;
+      for (let e = from; e < to; e++) {
+        operations++;
+        const t = targets[e] as number;
+        const offered = fanOut ? ++labels : label;
+        if (seenIn[t] !== phaseId) {
+          seenIn[t] = phaseId;
+          lastNew = nextStep;
+        }
+        if (kind[t] === JOIN) {
+          // Deferred: it starts the next phase.
+          if (pendingIn[t] !== phaseId) {
+            pendingIn[t] = phaseId;
+            this.pending.push(t);
+          }
+        } else if (placedAt[t] !== stepId) {
+          placedAt[t] = stepId;
+          slot[t] = nextLength;
+          next[nextLength] = t;
+          nextLabel[nextLength++] = offered;
+        } else if (mergedAt[t] !== stepId && nextLabel[slot[t] as number] !== offered) {
+          mergedAt[t] = stepId;
+          nextLabel[slot[t] as number] = ++labels;
+        }
+      }
+    }
+    if (forEachActive) {
+      // Waiting Joins may be released while only For each bodies are scheduled.
+      for (const join of this.pending) {
+        operations++;
+        if (placedAt[join] !== stepId) {
+          placedAt[join] = stepId;
+          next[nextLength] = join;
+          nextLabel[nextLength++] = ++labels;
+        }
+      }
+    }
+    this.#labels = labels;
+    this.#nextLength = nextLength;
+    this.#lastNew = lastNew;
+    this.#step = nextStep;
+    this.operations = operations;
+    return true;
+  }
+}
+
 export async function findParallelWriters(
   input: ParallelWriteInput,
   options: { slicer?: TimeSlicer; budget?: number } = {},
@@ -188,137 +374,25 @@ export async function findParallelWriters(
   if (!graph) return { clashes: [], operations: 0, phases: 0, approximate: false };
   const budget = options.budget ?? PARALLEL_WRITE_BUDGET;
   const slicer = options.slicer;
-  const horizon = extraSteps(input.model.nodes.size);
-  const { size, kind, first, targets, writeFirst, fieldsOf } = graph;
+  const walker = new Walker(graph, extraSteps(input.model.nodes.size));
 
-  // Stamps instead of clearing arrays: a step id is unique across all phases.
-  let stepId = 0;
-  let phaseId = 0;
-  let labels = 0;
-  let operations = 0;
-  const seenIn = new Int32Array(size); // phase in which v was last first reached
-  const placedAt = new Int32Array(size); // step id at which v was last placed in `next`
-  const mergedAt = new Int32Array(size);
-  const slot = new Int32Array(size);
-  const pendingIn = new Int32Array(size);
-  let current = new Int32Array(size);
-  let currentLabel = new Int32Array(size);
-  let next = new Int32Array(size);
-  let nextLabel = new Int32Array(size);
-  let currentLength = 0;
-  let nextLength = 0;
-  let pending: number[] = [];
-
-  const fieldCount = graph.fields.length;
-  const fieldStep = new Int32Array(fieldCount);
-  const fieldNode = new Int32Array(fieldCount);
-  const fieldLabel = new Int32Array(fieldCount);
-  const reported = new Uint8Array(fieldCount);
-  let unreported = fieldCount;
-  const clashes: ParallelWrite[] = [];
-
-  let step = 0;
-  let lastNew = 0;
-  const place = (t: number, label: number) => {
-    if (placedAt[t] !== stepId) {
-      placedAt[t] = stepId;
-      slot[t] = nextLength;
-      next[nextLength] = t;
-      nextLabel[nextLength++] = label;
-      if (seenIn[t] !== phaseId) {
-        seenIn[t] = phaseId;
-        lastNew = step + 1;
-      }
-    } else if (mergedAt[t] !== stepId && nextLabel[slot[t] as number] !== label) {
-      // Reached twice in one superstep: it runs once, as a merged token.
-      mergedAt[t] = stepId;
-      nextLabel[slot[t] as number] = ++labels;
-    }
-  };
-  const offer = (t: number, label: number) => {
-    if (kind[t] !== JOIN) return place(t, label);
-    if (pendingIn[t] !== phaseId) {
-      pendingIn[t] = phaseId;
-      pending.push(t);
-    }
-    if (seenIn[t] !== phaseId) {
-      seenIn[t] = phaseId;
-      lastNew = step + 1;
-    }
-  };
-
-  /** Walks one phase from its roots; false when the budget stopped it. */
-  const walk = async (roots: number[], approximate: boolean, budgeted: boolean): Promise<boolean> => {
-    phaseId++;
-    stepId++;
-    step = 0;
-    lastNew = 0;
-    pending = [];
-    nextLength = 0;
-    for (const root of roots) place(root, ++labels);
-    for (;;) {
-      [current, next] = [next, current];
-      [currentLabel, nextLabel] = [nextLabel, currentLabel];
-      currentLength = nextLength;
-      nextLength = 0;
-      if (currentLength === 0) return true;
-      stepId++;
-      // Writes in this superstep: a field clashes when two writers carry different labels.
-      for (let k = 0; k < currentLength; k++) {
-        const v = current[k] as number;
-        const label = currentLabel[k] as number;
-        operations++;
-        for (let w = writeFirst[v] as number; w < (writeFirst[v + 1] as number); w++) {
-          operations++;
-          const f = fieldsOf[w] as number;
-          if (reported[f]) continue;
-          if (fieldStep[f] !== stepId) {
-            fieldStep[f] = stepId;
-            fieldNode[f] = v;
-            fieldLabel[f] = label;
-          } else if (fieldLabel[f] !== label) {
-            reported[f] = 1;
-            unreported--;
-            const pair = [graph.names[fieldNode[f] as number], graph.names[v]].sort() as [string, string];
-            clashes.push({ field: graph.fields[f] as string, nodes: pair, approximate });
-          }
-        }
-      }
-      if (unreported === 0 || step >= lastNew + horizon) return true;
-      // The next superstep.
-      let forEachActive = false;
-      for (let k = 0; k < currentLength; k++) {
-        const v = current[k] as number;
-        const label = currentLabel[k] as number;
-        const from = first[v] as number;
-        const to = first[v + 1] as number;
-        const type = kind[v];
-        if (type === FOR_EACH) forEachActive = true;
-        const fanOut = (type === PLAIN || type === JOIN) && to - from >= 2;
-        for (let e = from; e < to; e++) {
-          operations++;
-          offer(targets[e] as number, fanOut ? ++labels : label);
-        }
-      }
-      if (forEachActive) {
-        for (const join of pending) {
-          operations++;
-          place(join, ++labels);
-        }
-      }
-      step++;
-      if (budgeted && operations > budget) return false;
+  /** Walks one phase; false when the budget stopped it. */
+  const walk = async (roots: readonly number[], approximate: boolean, budgeted: boolean): Promise<boolean> => {
+    walker.begin(roots, approximate);
+    while (walker.advance()) {
+      if (budgeted && walker.operations > budget) return false;
       if (slicer?.due()) await slicer.pause();
     }
+    return true;
   };
 
   let phases = 1;
   let approximate = false;
   await walk([graph.start], false, false);
   const seenRootSets = new Set<string>();
-  while (unreported > 0 && pending.length > 0) {
-    const roots = pending.slice().sort((a, b) => a - b);
-    operations += roots.length;
+  while (walker.unreported > 0 && walker.pending.length > 0) {
+    const roots = walker.pending.slice().sort((a, b) => a - b);
+    walker.operations += roots.length;
     const key = roots.join(",");
     if (seenRootSets.has(key)) break;
     seenRootSets.add(key);
@@ -330,5 +404,5 @@ export async function findParallelWriters(
       break;
     }
   }
-  return { clashes, operations, phases, approximate };
+  return { clashes: walker.clashes, operations: walker.operations, phases, approximate };
 }

@@ -213,6 +213,7 @@ async function validateDocument(
   // Edges: unique ids, known ends, nothing into Start or out of End.
   const edgeIds = new Set<string>();
   for (const [i, edge] of document.edges.entries()) {
+    if (i % 256 === 0 && slicer.due()) await slicer.pause();
     if (edgeIds.has(edge.id)) problems.push(problem("DUPLICATE_EDGE_ID", { edge_id: edge.id, path: `edges.${i}.id` }));
     edgeIds.add(edge.id);
     if (!model.nodes.has(edge.source))
