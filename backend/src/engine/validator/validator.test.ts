@@ -538,6 +538,15 @@ describe("workflow validator", () => {
       expect(closed.map((p) => p.code)).toEqual(Array(20).fill("STATE_REFERENCE_UNKNOWN"));
     });
 
+    it("names at most 20 nodes of a 1,000-node loop", async () => {
+      const nodes = Array.from({ length: 1000 }, (_, i) => code(`n${String(i).padStart(3, "0")}`));
+      const edges = [edge("start", "n000"), ...nodes.map((n, i) => edge(n.id, nodes[(i + 1) % 1000]?.id as string))];
+      const found = await problems({ name: "ring", state: [], nodes, edges });
+      expect(found.map((p) => p.code)).toEqual(["LOOP_UNGUARDED"]);
+      const names = Array.from({ length: 20 }, (_, i) => `n${String(i).padStart(3, "0")}`).join(", ");
+      expect(found[0]?.message).toBe(`${VALIDATION_CATALOG.LOOP_UNGUARDED} Nodes in the loop: ${names} and 980 more.`);
+    });
+
     it("answers a fan-out from one node to 997 branches", async () => {
       expect(await codes(fanOut(997, 1, false))).toEqual([]);
       const found = await problems(fanOut(997, 1, true));

@@ -158,8 +158,8 @@ async function validateDocument(
   // State fields: unique names, defaults of the right type, reducers that fit.
   for (const [i, field] of document.state.entries()) {
     if (fields.has(field.name)) problems.push(problem("DUPLICATE_STATE_FIELD", { path: `state.${i}.name` }));
-    else fieldIndex.set(field.name, i);
     fields.set(field.name, field);
+    fieldIndex.set(field.name, i);
     if (field.default !== undefined && !typeFits(field.type, field.default)) {
       problems.push(problem("DEFAULT_TYPE_MISMATCH", { path: `state.${i}.default` }));
     }
