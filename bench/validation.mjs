@@ -40,6 +40,7 @@ function documents() {
     { doc: shapes.routerMesh(500, 9, 498) },
     { doc: shapes.joinPhases(40, 20) },
     { doc: shapes.joinStorm(100, 400, 10), note: "past the budget: combined Join phase" },
+    { doc: shapes.joinRings([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31]), note: "past the budget: combined Join phase" },
     { doc: shapes.prompts(20, `{{${" ".repeat(long - 2)}`) },
     { doc: shapes.prompts(20, `{{ state.a${" ".repeat(long - 10)}`) },
     { doc: shapes.prompts(20, "{{ }".repeat(long / 4)) },

@@ -262,3 +262,47 @@ export function joinStorm(joins: number, conditions: number, fanout: number): Do
   }
   return { name: `join storm ${joins} over ${conditions}x${fanout}`, state: STATE, nodes, edges };
 }
+
+/**
+ * Rings of Join phases whose lengths are the given primes, all started at once: j → a Condition →
+ * x → {a, b} → next j around each ring. The set of Joins waiting together only repeats after the
+ * product of the lengths (about 10^16 phases for the primes up to 41), so only the budget ends
+ * the phase-by-phase walk. Ring r's `a` nodes write field `f<r>`; one ring's phases never overlap,
+ * so the exact answer is "valid", but the combined phase that takes over past the budget starts
+ * every Join at once and reports clashes it cannot rule out.
+ */
+export function joinRings(lengths: number[]): Doc {
+  const nodes: Doc["nodes"] = [];
+  const edges: Doc["edges"] = [];
+  for (const [r, length] of lengths.entries()) {
+    const p = `r${r}`;
+    nodes.push(codeNode(`${p}s1`), codeNode(`${p}s2`));
+    edges.push(
+      edgeOf("start", `${p}s1`),
+      edgeOf("start", `${p}s2`),
+      edgeOf(`${p}s1`, `${p}j0`),
+      edgeOf(`${p}s2`, `${p}j0`),
+    );
+    for (let k = 0; k < length; k++) {
+      const next = `${p}j${(k + 1) % length}`;
+      nodes.push(
+        { id: `${p}j${k}`, type: "join", position: at, data: {} },
+        conditionNode(`${p}c${k}`, ["go", "stop"]),
+        codeNode(`${p}x${k}`),
+        codeNode(`${p}a${k}`, [`f${r}`]),
+        codeNode(`${p}b${k}`),
+      );
+      edges.push(
+        edgeOf(`${p}j${k}`, `${p}c${k}`),
+        edgeOf(`${p}c${k}`, `${p}x${k}`, "go"),
+        edgeOf(`${p}c${k}`, "end", "stop"),
+        edgeOf(`${p}x${k}`, `${p}a${k}`),
+        edgeOf(`${p}x${k}`, `${p}b${k}`),
+        edgeOf(`${p}a${k}`, next),
+        edgeOf(`${p}b${k}`, next),
+      );
+    }
+  }
+  const state: Doc["state"] = [...STATE, ...lengths.map((_, r) => ({ name: `f${r}`, type: "any" }))];
+  return { name: `join rings ${lengths.join("+")}`, state, nodes, edges };
+}

@@ -6,6 +6,7 @@ import {
   type Doc,
   edgeOf,
   joinPhases,
+  joinRings,
   ladder,
   layeredDag,
   routerMesh,
@@ -20,7 +21,7 @@ import {
   startReceiver,
 } from "../../../test/engine-harness.js";
 import { runStream } from "../runtime/runtime.js";
-import { extraSteps, findParallelWriters } from "./parallel-writes.js";
+import { extraSteps, findParallelWriters, PARALLEL_WRITE_BUDGET } from "./parallel-writes.js";
 import { type Problem, type ValidationEnvironment, validateWorkflow, writesOf } from "./validator.js";
 
 const environment: ValidationEnvironment = {
@@ -454,6 +455,20 @@ describe("parallel writes", () => {
       const analysis = await findParallelWriters(await inputs(document));
       expect(analysis).toMatchObject({ clashes: [], phases: 41, approximate: false });
       expect(analysis.operations).toBeLessThanOrEqual(2 * (document.nodes.length + document.edges.length) + 41 * 2);
+    });
+
+    it("stops walking phase by phase at the budget when the Joins' phases repeat only after 2×10^11 phases", async () => {
+      const document = joinRings([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31]);
+      const result = await validateWorkflow(document, environment);
+      const found = result.ok ? [] : result.problems;
+      // One problem per ring's field, each saying it could not be proven.
+      expect(found).toHaveLength(11);
+      expect(
+        found.every((p) => p.code === "PARALLEL_WRITE_NEEDS_REDUCER" && p.message.includes("too many Join phases")),
+      ).toBe(true);
+      expect(result.stats?.parallelWriteOperations).toBeLessThanOrEqual(
+        PARALLEL_WRITE_BUDGET + 2 * phaseBound(document),
+      );
     });
 
     it("stands in one combined phase for the rest when the budget runs out, and says so", async () => {
