@@ -65,8 +65,9 @@ const summary = (result) =>
 const ms = (value) => `${value.toFixed(1)} ms`;
 
 async function inProcess(cases) {
-  // The zod parse of the largest document, before anything else warms zod up.
-  const largest = cases.reduce((a, b) => (a.bytes > b.bytes ? a : b));
+  // One zod parse of the document with the most elements, before anything else warms zod up.
+  const size = (entry) => entry.doc.nodes.length + entry.doc.edges.length;
+  const largest = cases.reduce((a, b) => (size(a) >= size(b) ? a : b));
   let started = performance.now();
   workflowDocument.safeParse(largest.doc);
   const cold = performance.now() - started;
@@ -77,7 +78,8 @@ async function inProcess(cases) {
     warm.push(performance.now() - started);
   }
   console.log(
-    `One zod parse of the largest document (${largest.doc.name}, ${(largest.bytes / 1024).toFixed(0)} KiB): ` +
+    `One zod parse of the document with the most elements (${largest.doc.name}, ${size(largest)} nodes and edges, ` +
+      `${(largest.bytes / 1024).toFixed(0)} KiB): ` +
       `${ms(cold)} cold, ${ms(Math.min(...warm))} warm. The validator parses the big arrays in slices instead.\n`,
   );
 
