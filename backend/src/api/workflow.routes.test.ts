@@ -1,4 +1,6 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ladder, routerMesh } from "../../test/adversarial-workflows.js";
 import {
   registerMember,
   type Session,
@@ -7,6 +9,7 @@ import {
   startTestStudio,
   type TestStudio,
 } from "../../test/test-studio.js";
+import { VALIDATION_PAUSE_CHANNEL, type ValidationPause } from "../engine/validator/time-slicer.js";
 
 describe("workflows and versions", () => {
   let studio: TestStudio;
@@ -336,5 +339,54 @@ describe("POST /api/workflows/validate", () => {
     expect(foreign.json().error.details.map((d: { code: string }) => d.code)).toEqual(["SUBGRAPH_NOT_FOUND"]);
     const self = await validate(owner, parent, `?workflow_id=${childId}`);
     expect(self.json().error.details.map((d: { code: string }) => d.code)).toEqual(["SUBGRAPH_CYCLE"]);
+  });
+
+  it("validates the 961-node ladder of the security finding with the right answer", async () => {
+    const fine = await validate(
+      owner,
+      ladder(30, 32, [
+        [0, 0],
+        [29, 31],
+      ]),
+    );
+    expect(fine.statusCode).toBe(200);
+    expect(fine.json()).toEqual({ data: { valid: true } });
+    const clash = await validate(
+      owner,
+      ladder(30, 32, [
+        [3, 10],
+        [10, 3],
+      ]),
+    );
+    expect(clash.statusCode).toBe(422);
+    expect(clash.json().error.details).toEqual([
+      expect.objectContaining({ code: "PARALLEL_WRITE_NEEDS_REDUCER", node_id: "g10_3", path: "state.0.reducer" }),
+    ]);
+  });
+
+  it("answers /api/health while a long validation is in progress", async () => {
+    // The heaviest shape the benchmark knows (a busy Condition mesh beside a long chain). At its
+    // first pause the validation is held until a health request sent then has been answered.
+    const order: string[] = [];
+    let health: Promise<{ statusCode: number }> | undefined;
+    const onPause = (message: unknown) => {
+      if (health) return;
+      health = studio.app.inject({ method: "GET", url: "/api/health" }).then((response) => {
+        order.push("health answered");
+        return response;
+      });
+      (message as ValidationPause).hold(health);
+    };
+    subscribe(VALIDATION_PAUSE_CHANNEL, onPause);
+    try {
+      const response = await validate(owner, routerMesh(500, 9, 498));
+      order.push("validation answered");
+      expect(response.statusCode).toBe(200);
+    } finally {
+      unsubscribe(VALIDATION_PAUSE_CHANNEL, onPause);
+    }
+    expect(health).toBeDefined();
+    expect((await health)?.statusCode).toBe(200);
+    expect(order).toEqual(["health answered", "validation answered"]);
   });
 });

@@ -150,11 +150,14 @@ export const VALIDATION_CATALOG = {
   SUBGRAPH_DEPTH_EXCEEDED: "Subgraphs are nested deeper than STUDIO_MAX_SUBGRAPH_DEPTH allows.",
   SUBGRAPH_CYCLE: "A workflow cannot contain itself as a subgraph.",
   SUBGRAPH_FIELD_UNKNOWN: "The subgraph mapping names a field the child workflow does not declare.",
+  SUBGRAPH_LIMIT_EXCEEDED:
+    "This workflow uses more distinct subgraph versions (nested ones included) than one validation checks.",
   CODE_MODE_OFF: "Code nodes are turned off on this server (STUDIO_CODE_MODE=off).",
   PROVIDER_NOT_CONFIGURED: "This server has no key for the model provider.",
   SMTP_NOT_CONFIGURED: "Send email needs STUDIO_SMTP_URL on this server, or an SMTP credential.",
   CREDENTIAL_NOT_FOUND: "The credential does not exist or is not yours.",
   CREDENTIAL_TYPE_MISMATCH: "The credential is not of a type this node can use.",
+  PROBLEMS_TRUNCATED: "More problems were found than are listed.",
 } as const;
 export type ValidationCode = keyof typeof VALIDATION_CATALOG;
 

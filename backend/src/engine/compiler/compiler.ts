@@ -101,10 +101,19 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
   return builder.compile({ checkpointer, name: workflow.document.name });
 }
 
+// Validated workflows are never changed once built, and a child used by many Subgraph nodes is
+// one shared object: remembering each one's key keeps compileKey linear in the distinct
+// workflows instead of exponential in the nesting depth.
+const keys = new WeakMap<ValidatedWorkflow, string>();
+
 /** A key for the compiled graph: the document and, recursively, its subgraphs. */
 function compileKey(workflow: ValidatedWorkflow): string {
+  const known = keys.get(workflow);
+  if (known !== undefined) return known;
   const children = [...workflow.subgraphs.entries()].map(([id, child]) => [id, compileKey(child)]);
-  return contentHash({ document: workflow.document, children });
+  const key = contentHash({ document: workflow.document, children });
+  keys.set(workflow, key);
+  return key;
 }
 
 const NO_SAVER = {};

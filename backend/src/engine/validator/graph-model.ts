@@ -39,7 +39,7 @@ export function buildGraphModel(document: WorkflowDocument): GraphModel {
   return { startId, endId, nodes, outgoing, incoming };
 }
 
-/** Ids reachable from `from` along edges, `from` included. */
+/** Ids reachable from `from` along edges, `from` included. Breadth first, linear in nodes + edges. */
 export function reachableFrom(
   model: GraphModel,
   from: string,
@@ -47,8 +47,8 @@ export function reachableFrom(
 ): Set<string> {
   const seen = new Set<string>([from]);
   const queue = [from];
-  while (queue.length > 0) {
-    const id = queue.shift() as string;
+  for (let head = 0; head < queue.length; head++) {
+    const id = queue[head] as string;
     if (id !== from && skip(id)) continue;
     for (const edge of model.outgoing.get(id) ?? []) {
       if (!seen.has(edge.target)) {
@@ -60,7 +60,10 @@ export function reachableFrom(
   return seen;
 }
 
-/** Strongly connected components (Tarjan, iterative) of the subgraph of `include` nodes. */
+/**
+ * Strongly connected components (Tarjan, iterative) of the subgraph of `include` nodes. Each frame
+ * keeps its position in the node's own edge list, so every edge is looked at once: linear.
+ */
 export function stronglyConnected(model: GraphModel, include: (id: string) => boolean): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -68,24 +71,23 @@ export function stronglyConnected(model: GraphModel, include: (id: string) => bo
   const stack: string[] = [];
   const components: string[][] = [];
   let counter = 0;
+  const open = (id: string) => {
+    index.set(id, counter);
+    low.set(id, counter++);
+    stack.push(id);
+    onStack.add(id);
+    return { id, edges: model.outgoing.get(id) ?? [], edge: 0 };
+  };
   for (const root of model.nodes.keys()) {
     if (!include(root) || index.has(root)) continue;
-    const work: { id: string; edge: number }[] = [{ id: root, edge: 0 }];
-    index.set(root, counter);
-    low.set(root, counter++);
-    stack.push(root);
-    onStack.add(root);
+    const work = [open(root)];
     while (work.length > 0) {
-      const frame = work[work.length - 1] as { id: string; edge: number };
-      const edges = (model.outgoing.get(frame.id) ?? []).filter((e) => include(e.target));
-      if (frame.edge < edges.length) {
-        const next = (edges[frame.edge++] as DocEdge).target;
+      const frame = work[work.length - 1] as { id: string; edges: DocEdge[]; edge: number };
+      if (frame.edge < frame.edges.length) {
+        const next = (frame.edges[frame.edge++] as DocEdge).target;
+        if (!include(next)) continue;
         if (!index.has(next)) {
-          index.set(next, counter);
-          low.set(next, counter++);
-          stack.push(next);
-          onStack.add(next);
-          work.push({ id: next, edge: 0 });
+          work.push(open(next));
         } else if (onStack.has(next)) {
           low.set(frame.id, Math.min(low.get(frame.id) as number, index.get(next) as number));
         }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { fanOut, nestedSubgraphs, prompts } from "../../../test/adversarial-workflows.js";
 import { VALIDATION_CATALOG, type ValidationCode } from "../../core/errors.js";
+import { MAX_PROBLEMS, MAX_SUBGRAPH_PROBLEMS } from "./problem-list.js";
+import { MAX_SUBGRAPH_VALIDATIONS } from "./validation-run.js";
 import { type Problem, type ValidationEnvironment, validateWorkflow } from "./validator.js";
 
 type Doc = Record<string, unknown>;
@@ -269,6 +272,31 @@ describe("workflow validator", () => {
       },
       "SUBGRAPH_NOT_FOUND",
     ],
+    [
+      "more distinct subgraph versions than one validation checks",
+      {
+        ...valid,
+        nodes: Array.from({ length: MAX_SUBGRAPH_VALIDATIONS + 1 }, (_, i) =>
+          node(`s${i}`, "subgraph", { workflow_id: `w${i}`, version: 1 }),
+        ),
+        edges: Array.from({ length: MAX_SUBGRAPH_VALIDATIONS + 1 }, (_, i) => edge(i ? `s${i - 1}` : "start", `s${i}`)),
+      },
+      "SUBGRAPH_LIMIT_EXCEEDED",
+      env(
+        {},
+        Object.fromEntries(
+          Array.from({ length: MAX_SUBGRAPH_VALIDATIONS + 1 }, (_, i) => [
+            `w${i}@1`,
+            { name: "child", nodes: [], edges: [] },
+          ]),
+        ),
+      ),
+    ],
+    [
+      "more problems than are listed",
+      { ...valid, nodes: [code("c1", ["a"]), ...Array.from({ length: MAX_PROBLEMS + 5 }, (_, i) => code(`u${i}`))] },
+      "PROBLEMS_TRUNCATED",
+    ],
     ["code while code mode is off", valid, "CODE_MODE_OFF", env({ codeMode: "off" })],
     [
       "a provider without a key",
@@ -466,7 +494,138 @@ describe("workflow validator", () => {
     });
   });
 
+  describe("subgraphs used many times", () => {
+    const counting = (saved: Record<string, Doc>, maxSubgraphDepth = 5) => {
+      const calls: string[] = [];
+      const environment = env({
+        maxSubgraphDepth,
+        resolveWorkflow: async (id, version) => {
+          calls.push(`${id}@${version}`);
+          return saved[`${id}@${version}`];
+        },
+      });
+      return { calls, environment };
+    };
+    const subgraph = (id: string, workflowId: string) =>
+      node(id, "subgraph", { workflow_id: workflowId, version: 1, input: {}, output: {} });
+    const chainOf = (name: string, nodes: ReturnType<typeof node>[]): Doc => ({
+      name,
+      state: [{ name: "a", type: "string" }],
+      nodes,
+      edges: nodes.map((n, i) => edge(i ? (nodes[i - 1]?.id as string) : "start", n.id)),
+    });
+
+    const unreachable = (count: number) => Array.from({ length: count }, (_, i) => code(`lost${i}`));
+
+    it("fetches and validates each child version once per depth, however many nodes use it", async () => {
+      // Five levels of 1,000 Subgraph nodes each: 1000^5 validations if each node checked its child.
+      const { top, saved } = nestedSubgraphs(5, 1000);
+      const { calls, environment } = counting(saved);
+      const result = await validateWorkflow(top, environment);
+      expect(result.ok).toBe(true);
+      expect(calls).toEqual(["level1@1", "level2@1", "level3@1", "level4@1", "level5@1"]);
+      expect(result.stats).toMatchObject({ lookups: 5, childValidations: 5 });
+      if (result.ok) {
+        const children = new Set(result.workflow.subgraphs.values());
+        expect(children.size).toBe(1);
+      }
+    });
+
+    it("checks the depth limit per position: a child used at two depths can be too deep at one only", async () => {
+      const saved = {
+        "leaf@1": chainOf("leaf", [code("c")]),
+        "mid@1": chainOf("mid", [subgraph("s", "leaf")]),
+        "outer@1": chainOf("outer", [subgraph("s", "mid")]),
+      };
+      const { calls, environment } = counting(saved, 2);
+      // top → mid → leaf fits in 2 levels; top → outer → mid → leaf needs 3.
+      const found = await problems(
+        chainOf("top", [subgraph("direct", "mid"), subgraph("nested", "outer")]),
+        environment,
+      );
+      expect(found.map((p) => [p.code, p.node_id])).toEqual([["SUBGRAPH_DEPTH_EXCEEDED", "nested"]]);
+      expect(calls.sort()).toEqual(["leaf@1", "mid@1", "outer@1"]);
+    });
+
+    it("finds a cycle between saved workflows through validated children", async () => {
+      const saved = {
+        "a@1": chainOf("a", [subgraph("s", "b")]),
+        "b@1": chainOf("b", [subgraph("s", "c")]),
+        "c@1": chainOf("c", [subgraph("s", "a")]),
+      };
+      // Unsaved document using a: the cycle a → b → c → a is inside.
+      const { environment } = counting(saved, 10);
+      expect(await codes(chainOf("top", [subgraph("x", "a")]), environment)).toEqual(["SUBGRAPH_CYCLE"]);
+      // Saved workflow c checked before saving: it uses a, which leads back to c.
+      const found = await problems(chainOf("c", [subgraph("x", "a")]), environment);
+      expect(found.map((p) => p.code)).toEqual(["SUBGRAPH_CYCLE"]);
+      const again = await validateWorkflow(chainOf("c", [subgraph("x", "a")]), environment, { depth: 0, chain: ["c"] });
+      expect(again.ok ? [] : again.problems.map((p) => p.code)).toEqual(["SUBGRAPH_CYCLE"]);
+    });
+
+    it(`lists at most ${MAX_SUBGRAPH_PROBLEMS} of a child's problems under each Subgraph node, then how many more`, async () => {
+      const broken = { ...chainOf("broken", [code("c")]), nodes: [code("c"), ...unreachable(30)] };
+      const { environment } = counting({ "broken@1": broken });
+      const found = await problems(chainOf("top", [subgraph("s", "broken")]), environment);
+      expect(found).toHaveLength(MAX_SUBGRAPH_PROBLEMS + 1);
+      expect(found.slice(0, -1).every((p) => p.code === "NODE_UNREACHABLE" && p.node_id === "s")).toBe(true);
+      expect(found.at(-1)).toMatchObject({
+        code: "PROBLEMS_TRUNCATED",
+        node_id: "s",
+        message:
+          "In subgraph broken v1: 10 more problems were found and not listed: fix these first, then validate again.",
+      });
+    });
+
+    it(`lists at most ${MAX_PROBLEMS} problems in all, then how many more`, async () => {
+      const broken = { ...chainOf("broken", [code("c")]), nodes: [code("c"), ...unreachable(30)] };
+      const { calls, environment } = counting({ "broken@1": broken });
+      const users = Array.from({ length: 1000 }, (_, i) => subgraph(`s${i}`, "broken"));
+      const found = await problems(chainOf("top", users), environment);
+      expect(calls).toEqual(["broken@1"]);
+      expect(found).toHaveLength(MAX_PROBLEMS + 1);
+      // 1,000 nodes × 30 problems; the 500 entries listed stand for 23 nodes' 30 and 17 more.
+      expect(found.at(-1)).toMatchObject({
+        code: "PROBLEMS_TRUNCATED",
+        message: `${(30_000 - 23 * 30 - 17).toLocaleString("en-US")} more problems were found and not listed: fix these first, then validate again.`,
+      });
+    });
+  });
+
   describe("hostile documents", () => {
+    it("answers 20 prompts of 100,000 characters full of unclosed braces and spaces", async () => {
+      for (const text of [
+        `{{${" ".repeat(99_998)}`,
+        `{{ state.a${" ".repeat(99_990)}`,
+        "{{{".repeat(33_333),
+        "{{ }".repeat(25_000),
+      ]) {
+        expect(await codes(prompts(20, text))).toEqual([]);
+      }
+      const closed = await problems(prompts(20, `${"{{".repeat(49_990)}{{ state.missing }}`));
+      expect(closed.map((p) => p.code)).toEqual(Array(20).fill("STATE_REFERENCE_UNKNOWN"));
+    });
+
+    it("names at most 20 nodes of a 1,000-node loop", async () => {
+      const nodes = Array.from({ length: 1000 }, (_, i) => code(`n${String(i).padStart(3, "0")}`));
+      const edges = [edge("start", "n000"), ...nodes.map((n, i) => edge(n.id, nodes[(i + 1) % 1000]?.id as string))];
+      const found = await problems({ name: "ring", state: [], nodes, edges });
+      expect(found.map((p) => p.code)).toEqual(["LOOP_UNGUARDED"]);
+      const names = Array.from({ length: 20 }, (_, i) => `n${String(i).padStart(3, "0")}`).join(", ");
+      expect(found[0]?.message).toBe(`${VALIDATION_CATALOG.LOOP_UNGUARDED} Nodes in the loop: ${names} and 980 more.`);
+    });
+
+    it("answers a fan-out from one node to 997 branches", async () => {
+      const wide = fanOut(997, 1, false);
+      const result = await validateWorkflow(wide, env());
+      expect(result.ok).toBe(true);
+      // Two phases (before and after the Join), each node and edge looked at about once.
+      expect(result.stats?.parallelWriteOperations).toBeLessThanOrEqual(2 * (wide.nodes.length + wide.edges.length));
+      const found = await problems(fanOut(997, 1, true));
+      expect(found.map((p) => p.code)).toEqual(["PARALLEL_WRITE_NEEDS_REDUCER"]);
+      expect(found[0]?.message).toMatch(/^b0_0 and b1_0 can run in the same superstep/);
+    });
+
     it("answers a 10,000-node document with a clear problem", async () => {
       const nodes = Array.from({ length: 10_000 }, (_, i) => code(`n${i}`));
       const found = await problems({ name: "huge", nodes, edges: [] });

@@ -1,59 +1,30 @@
 // The workflow validator: everything that must hold before a document may run. It reports every
 // problem it finds (one entry each), not only the first.
 import type { z } from "zod";
-import { VALIDATION_CATALOG, type ValidationCode } from "../../core/errors.js";
-import { type WorkflowDocument, workflowDocument } from "../../schemas/workflow.schema.js";
-import { NODE_DATA, type NodeDataMap } from "../nodes/node-data.schema.js";
-import type { CredentialTypeLookup } from "../runtime/ports.js";
-import { findReferencesDeep, parseReference, TemplateError } from "../templates/template.js";
+import { VALIDATION_CATALOG } from "../../core/errors.js";
+import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
+import { NODE_DATA } from "../nodes/node-data.schema.js";
+import { findReferencesDeep, parseReference, TemplateError, wholeReferenceBody } from "../templates/template.js";
+import { parseDocument } from "./document-parse.js";
+import { buildGraphModel, reachableFrom, stronglyConnected } from "./graph-model.js";
 import { checkCredentials } from "./credential-check.js";
-import { buildGraphModel, type GraphModel, reachableFrom, stronglyConnected } from "./graph-model.js";
 import { findParallelWriters } from "./parallel-writes.js";
+import { MAX_SUBGRAPH_PROBLEMS, ProblemList, problem } from "./problem-list.js";
+import { type DocumentOutcome, MAX_SUBGRAPH_VALIDATIONS, ValidationRun } from "./validation-run.js";
+import type { TypedNode, ValidatedWorkflow, ValidationEnvironment, ValidationResult } from "./validation-types.js";
 
-export interface Problem {
-  code: ValidationCode;
-  message: string;
-  node_id?: string;
-  edge_id?: string;
-  path?: string;
-}
-
-export interface ValidationEnvironment {
-  codeMode: "wasm" | "off";
-  /** Whether a key (or base URL) is configured for each provider, and the variable to set. */
-  providers: Record<"openai" | "anthropic", { configured: boolean; variable: string }>;
-  /** Whether a node without a credential would use the server's key for this endpoint. */
-  serverKeyNeeded(provider: "openai" | "anthropic", baseUrl: string | undefined): boolean;
-  smtpConfigured: boolean;
-  maxSubgraphDepth: number;
-  /** The type of one of the caller's stored credentials, or undefined. */
-  credentialType: CredentialTypeLookup;
-  /** Loads a saved workflow version the caller may use, or undefined. */
-  resolveWorkflow(id: string, version: number): Promise<unknown | undefined>;
-}
-
-export type TypedNode = { [K in keyof NodeDataMap]: { id: string; type: K; data: NodeDataMap[K] } }[keyof NodeDataMap];
-
-export interface ValidatedWorkflow {
-  document: WorkflowDocument;
-  model: GraphModel;
-  /** Every node (synthetic start/end included) with its parsed data. */
-  nodes: Map<string, TypedNode>;
-  /** Subgraph node id → the validated child workflow. */
-  subgraphs: Map<string, ValidatedWorkflow>;
-  /** For each node id → its body node id. */
-  forEachBodies: Map<string, string>;
-}
-
-export type ValidationResult = { ok: true; workflow: ValidatedWorkflow } | { ok: false; problems: Problem[] };
+export type { Problem } from "./problem-list.js";
+export type {
+  TypedNode,
+  ValidatedWorkflow,
+  ValidationEnvironment,
+  ValidationResult,
+  ValidationStats,
+} from "./validation-types.js";
 
 const ROUTERS = new Set(["condition", "decision", "for_each"]);
 const LOOP_GUARDS = new Set(["condition", "for_each"]);
 const FOR_EACH_BODY_TYPES = new Set(["llm", "tool", "code", "send_email", "subgraph"]);
-
-function problem(code: ValidationCode, where: Omit<Problem, "code" | "message"> = {}, message?: string): Problem {
-  return { code, message: message ?? VALIDATION_CATALOG[code], ...where };
-}
 
 function zodPath(prefix: string, issue: z.core.$ZodIssue): string {
   return [prefix, ...issue.path.map(String)].filter((s) => s !== "").join(".");
@@ -125,32 +96,71 @@ function templatesOf(node: TypedNode): unknown {
   }
 }
 
+/** Names listed in a LOOP_UNGUARDED message before the rest are only counted. */
+const LOOP_NAMES_LISTED = 20;
+
+function listNames(ids: string[]): string {
+  const sorted = ids.slice().sort();
+  if (sorted.length <= LOOP_NAMES_LISTED) return sorted.join(", ");
+  return `${sorted.slice(0, LOOP_NAMES_LISTED).join(", ")} and ${sorted.length - LOOP_NAMES_LISTED} more`;
+}
+
+/**
+ * Validates a workflow document. Work is near-linear in the size of the document (and of the
+ * distinct child workflows it uses), and the event loop is given back every few milliseconds;
+ * docs/en/validation.md states the bounds.
+ */
 export async function validateWorkflow(
   raw: unknown,
   env: ValidationEnvironment,
-  lineage: { depth: number; chain: string[] } = { depth: 0, chain: [] },
+  lineage: { depth: number; chain: readonly string[] } = { depth: 0, chain: [] },
 ): Promise<ValidationResult> {
-  const parsed = workflowDocument.safeParse(raw);
+  const run = new ValidationRun(env, validateDocument);
+  const outcome = await validateDocument(raw, run, lineage);
+  return { ...outcome.result, stats: run.stats };
+}
+
+/**
+ * One document of a validation call. `lineage.chain` holds the workflow ids this document must
+ * not contain: the caller's (for the top level) or its own (for a child, validated once however
+ * many parents use it; each parent checks the child's `contains` against its own chain).
+ */
+async function validateDocument(
+  raw: unknown,
+  run: ValidationRun,
+  lineage: { depth: number; chain: readonly string[] },
+): Promise<DocumentOutcome> {
+  const { env, slicer } = run;
+  const problems = new ProblemList();
+  const contains = new Set<string>();
+  const finish = (workflow?: ValidatedWorkflow): DocumentOutcome => ({
+    result: workflow && problems.total === 0 ? { ok: true, workflow } : { ok: false, problems: problems.toArray() },
+    contains,
+    total: problems.total,
+  });
+
+  const parsed = await parseDocument(raw, slicer);
   if (!parsed.success) {
-    return {
-      ok: false,
-      problems: parsed.error.issues.map((issue) =>
+    for (const issue of parsed.issues) {
+      problems.push(
         problem(
           "DOCUMENT_SCHEMA",
           { path: zodPath("", issue) },
           `${zodPath("", issue) || "document"}: ${issue.message}`,
         ),
-      ),
-    };
+      );
+    }
+    return finish();
   }
   const document = parsed.data;
-  const problems: Problem[] = [];
   const fields = new Map<string, WorkflowDocument["state"][number]>();
+  const fieldIndex = new Map<string, number>();
 
   // State fields: unique names, defaults of the right type, reducers that fit.
-  document.state.forEach((field, i) => {
+  for (const [i, field] of document.state.entries()) {
     if (fields.has(field.name)) problems.push(problem("DUPLICATE_STATE_FIELD", { path: `state.${i}.name` }));
     fields.set(field.name, field);
+    fieldIndex.set(field.name, i);
     if (field.default !== undefined && !typeFits(field.type, field.default)) {
       problems.push(problem("DEFAULT_TYPE_MISMATCH", { path: `state.${i}.default` }));
     }
@@ -164,12 +174,13 @@ export async function validateWorkflow(
         ),
       );
     }
-  });
+  }
 
   // Nodes: unique ids, reserved names, data that matches the type.
   const typed = new Map<string, TypedNode>();
   const seenIds = new Set<string>();
-  document.nodes.forEach((node, i) => {
+  for (const [i, node] of document.nodes.entries()) {
+    if (slicer.due()) await slicer.pause();
     if (seenIds.has(node.id)) problems.push(problem("DUPLICATE_NODE_ID", { node_id: node.id, path: `nodes.${i}.id` }));
     seenIds.add(node.id);
     // "__…" names are the studio's hidden channels and nodes; LangGraph also refuses names that
@@ -186,10 +197,10 @@ export async function validateWorkflow(
         const path = zodPath(`nodes.${i}.data`, issue);
         problems.push(problem("NODE_DATA_INVALID", { node_id: node.id, path }, `${path}: ${issue.message}`));
       }
-      return;
+      continue;
     }
     if (!typed.has(node.id)) typed.set(node.id, { id: node.id, type: node.type, data: data.data } as TypedNode);
-  });
+  }
   const starts = document.nodes.filter((n) => n.type === "start");
   if (starts.length > 1) for (const n of starts.slice(1)) problems.push(problem("START_MULTIPLE", { node_id: n.id }));
   const ends = document.nodes.filter((n) => n.type === "end");
@@ -202,7 +213,8 @@ export async function validateWorkflow(
 
   // Edges: unique ids, known ends, nothing into Start or out of End.
   const edgeIds = new Set<string>();
-  document.edges.forEach((edge, i) => {
+  for (const [i, edge] of document.edges.entries()) {
+    if (i % 256 === 0 && slicer.due()) await slicer.pause();
     if (edgeIds.has(edge.id)) problems.push(problem("DUPLICATE_EDGE_ID", { edge_id: edge.id, path: `edges.${i}.id` }));
     edgeIds.add(edge.id);
     if (!model.nodes.has(edge.source))
@@ -213,9 +225,10 @@ export async function validateWorkflow(
       problems.push(problem("EDGE_INTO_START", { edge_id: edge.id, path: `edges.${i}.target` }));
     if (edge.source === model.endId)
       problems.push(problem("EDGE_OUT_OF_END", { edge_id: edge.id, path: `edges.${i}.source` }));
-  });
+  }
   if ((model.outgoing.get(model.startId) ?? []).length === 0)
     problems.push(problem("START_MISSING", { node_id: model.startId }));
+  await slicer.tick();
 
   // Every node reachable from Start.
   const reachable = reachableFrom(model, model.startId);
@@ -234,16 +247,18 @@ export async function validateWorkflow(
         problem(
           "LOOP_UNGUARDED",
           { node_id: first },
-          `${VALIDATION_CATALOG.LOOP_UNGUARDED} Nodes in the loop: ${component.sort().join(", ")}.`,
+          `${VALIDATION_CATALOG.LOOP_UNGUARDED} Nodes in the loop: ${listNames(component)}.`,
         ),
       );
     }
   }
+  await slicer.tick();
 
   // Routing nodes: labelled, unique edges; Condition labels match; For each has item and done.
   const forEachBodies = new Map<string, string>();
   for (const node of typed.values()) {
     if (!ROUTERS.has(node.type)) continue;
+    if (slicer.due()) await slicer.pause();
     const out = model.outgoing.get(node.id) ?? [];
     if (out.length === 0) {
       problems.push(problem("ROUTE_NEEDS_EDGES", { node_id: node.id }));
@@ -303,6 +318,7 @@ export async function validateWorkflow(
     }
   };
   for (const node of typed.values()) {
+    if (slicer.due()) await slicer.pause();
     let references: ReturnType<typeof findReferencesDeep> = [];
     try {
       references = findReferencesDeep(templatesOf(node));
@@ -326,7 +342,7 @@ export async function validateWorkflow(
         for (const c of rule.conditions) checkField(c.field.split(".")[0] as string, node, "data.rules");
     }
     if (node.type === "for_each") {
-      const reference = parseReference(node.data.items.replace(/^\{\{\s*|\s*\}\}$/g, ""));
+      const reference = parseReference(wholeReferenceBody(node.data.items) ?? "");
       if (reference.root === "state") checkField(reference.path[0] as string, node, "data.items");
     }
   }
@@ -334,17 +350,21 @@ export async function validateWorkflow(
   // Parallel writes need a non-replace reducer.
   const writers = new Map<string, string[]>();
   for (const node of typed.values()) writers.set(node.id, writesOf(node));
-  for (const clash of findParallelWriters(model, writers, bodies)) {
-    const field = fields.get(clash.field);
-    if (field && (field.reducer ?? "replace") === "replace") {
-      problems.push(
-        problem(
-          "PARALLEL_WRITE_NEEDS_REDUCER",
-          { node_id: clash.nodes[0], path: `state.${document.state.indexOf(field)}.reducer` },
-          `${clash.nodes.join(" and ")} can run in the same superstep and both write "${clash.field}": give it a reducer (append, merge or add).`,
-        ),
-      );
-    }
+  const replaceFields = new Set<string>();
+  for (const field of fields.values()) if ((field.reducer ?? "replace") === "replace") replaceFields.add(field.name);
+  const analysis = await findParallelWriters({ model, writes: writers, replaceFields, forEachBodies }, { slicer });
+  run.parallelWriteOperations += analysis.operations;
+  for (const clash of analysis.clashes) {
+    const unproven = clash.approximate
+      ? " (This graph has too many Join phases to check one by one, so every Join was assumed to run at once: the two may never actually run together.)"
+      : "";
+    problems.push(
+      problem(
+        "PARALLEL_WRITE_NEEDS_REDUCER",
+        { node_id: clash.nodes[0], path: `state.${fieldIndex.get(clash.field)}.reducer` },
+        `${clash.nodes.join(" and ")} can run in the same superstep and both write "${clash.field}": give it a reducer (append, merge or add).${unproven}`,
+      ),
+    );
   }
 
   // What this server can run.
@@ -372,13 +392,17 @@ export async function validateWorkflow(
     if (node.type === "send_email" && !env.smtpConfigured && !node.data.credential_id)
       problems.push(problem("SMTP_NOT_CONFIGURED", { node_id: node.id }));
   }
-  problems.push(...(await checkCredentials(typed.values(), env.credentialType)));
+  for (const found of await checkCredentials(typed.values(), env.credentialType)) problems.push(found);
 
-  // Subgraphs: pinned versions that exist, within the depth limit, without cycles.
+  // Subgraphs: pinned versions that exist, within the depth limit, without cycles. Each child
+  // version is fetched and validated once per call (see ValidationRun), however many nodes use it.
   const subgraphs = new Map<string, ValidatedWorkflow>();
+  const merged = new Set<DocumentOutcome>();
   for (const node of typed.values()) {
     if (node.type !== "subgraph") continue;
+    if (slicer.due()) await slicer.pause();
     const { workflow_id: id, version } = node.data;
+    contains.add(id);
     if (lineage.chain.includes(id)) {
       problems.push(problem("SUBGRAPH_CYCLE", { node_id: node.id }));
       continue;
@@ -387,16 +411,44 @@ export async function validateWorkflow(
       problems.push(problem("SUBGRAPH_DEPTH_EXCEEDED", { node_id: node.id }));
       continue;
     }
-    const child = await env.resolveWorkflow(id, version);
-    if (child === undefined) {
+    const lookup = await run.child(id, version, lineage.depth + 1);
+    if (lookup.kind === "not_found") {
       problems.push(problem("SUBGRAPH_NOT_FOUND", { node_id: node.id }));
       continue;
     }
-    const result = await validateWorkflow(child, env, { depth: lineage.depth + 1, chain: [...lineage.chain, id] });
+    if (lookup.kind === "limit_reached") {
+      problems.push(
+        problem(
+          "SUBGRAPH_LIMIT_EXCEEDED",
+          { node_id: node.id },
+          `${VALIDATION_CATALOG.SUBGRAPH_LIMIT_EXCEEDED} The limit is ${MAX_SUBGRAPH_VALIDATIONS}; ${id} v${version} was not checked.`,
+        ),
+      );
+      continue;
+    }
+    const child = lookup.outcome;
+    if (!merged.has(child)) {
+      merged.add(child);
+      for (const inner of child.contains) contains.add(inner);
+    }
+    const again = [id, ...lineage.chain].find((name) => child.contains.has(name));
+    if (again !== undefined) {
+      problems.push(
+        problem(
+          "SUBGRAPH_CYCLE",
+          { node_id: node.id },
+          `In subgraph ${id} v${version}: a Subgraph inside it uses ${again} again. ${VALIDATION_CATALOG.SUBGRAPH_CYCLE}`,
+        ),
+      );
+      continue;
+    }
+    const result = child.result;
     if (!result.ok) {
-      for (const inner of result.problems) {
-        problems.push({ ...inner, node_id: node.id, message: `In subgraph ${id} v${version}: ${inner.message}` });
-      }
+      const prefix = `In subgraph ${id} v${version}: `;
+      const listed = result.problems.filter((p) => p.code !== "PROBLEMS_TRUNCATED").slice(0, MAX_SUBGRAPH_PROBLEMS);
+      for (const inner of listed) problems.push({ ...inner, node_id: node.id, message: `${prefix}${inner.message}` });
+      if (child.total > listed.length)
+        problems.pushTruncated(child.total - listed.length, { node_id: node.id }, prefix);
       continue;
     }
     const childFields = new Set(result.workflow.document.state.map((f) => f.name));
@@ -410,6 +462,5 @@ export async function validateWorkflow(
     subgraphs.set(node.id, result.workflow);
   }
 
-  if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, workflow: { document, model, nodes: typed, subgraphs, forEachBodies } };
+  return finish({ document, model, nodes: typed, subgraphs, forEachBodies });
 }
