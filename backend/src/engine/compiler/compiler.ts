@@ -14,8 +14,17 @@ import { contentHash } from "../../core/canonical-json.js";
 import { executorFor } from "../nodes/executors.js";
 import { renderValue } from "../templates/template.js";
 import type { TypedNode, ValidatedWorkflow } from "../validator/validator.js";
+import { type JoinPlan, planJoins } from "./join-plan.js";
 import { makeNodeFunction, type NodeFunction } from "./node-function.js";
-import { forEachChannel, INDEX_KEY, ITEM_KEY, ROUTES_CHANNEL, resetMarker, stateDefinition } from "./state-channels.js";
+import {
+  forEachChannel,
+  INDEX_KEY,
+  ITEM_KEY,
+  PENDING_CHANNEL,
+  ROUTES_CHANNEL,
+  resetMarker,
+  stateDefinition,
+} from "./state-channels.js";
 
 type AnyState = Record<string, unknown>;
 // Node names are only known at run time, so the builder is typed loosely in this one place.
@@ -41,13 +50,34 @@ function forEachRouter(node: Extract<TypedNode, { type: "for_each" }>, bodyId: s
   };
 }
 
-function gatherFunction(node: Extract<TypedNode, { type: "for_each" }>): NodeFunction {
+/** The gather step: the bodies' results in item order; the For each is no longer pending. */
+function gatherFunction(node: Extract<TypedNode, { type: "for_each" }>, doneJoin: string | undefined): NodeFunction {
   const channel = forEachChannel(node.id);
   return async (state) => {
     const entries = ((state[channel] as { index: number; value: unknown }[] | undefined) ?? [])
       .slice()
       .sort((a, b) => a.index - b.index);
-    return { [node.data.output_field]: entries.map((e) => e.value), [channel]: resetMarker() };
+    return {
+      [node.data.output_field]: entries.map((e) => e.value),
+      [channel]: resetMarker(),
+      [PENDING_CHANNEL]: { [node.id]: false, ...(doneJoin ? { [doneJoin]: true } : {}) },
+    };
+  };
+}
+
+/** What a node marks in the pending channel when it finishes (see join-plan.ts). */
+function pendingMarksOf(node: TypedNode, plan: JoinPlan) {
+  const targets = plan.joinTargets.get(node.id) ?? [];
+  const byLabel = plan.joinByLabel.get(node.id);
+  if (node.type !== "join" && node.type !== "for_each" && targets.length === 0 && !byLabel) return undefined;
+  return (update: AnyState): Record<string, boolean> => {
+    const marks: Record<string, boolean> = {};
+    if (node.type === "join") marks[node.id] = false;
+    if (node.type === "for_each") marks[node.id] = true;
+    for (const join of targets) marks[join] = true;
+    const chosen = byLabel?.get((update[ROUTES_CHANNEL] as Record<string, string> | undefined)?.[node.id] ?? "");
+    if (chosen) marks[chosen] = true;
+    return marks;
   };
 }
 
@@ -61,6 +91,8 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
 
   const stateFields = new Set(workflow.document.state.map((f) => f.name));
   const fields = new Map(workflow.document.state.map((f) => [f.name, f]));
+  const plan = planJoins(workflow);
+  const isJoin = (id: string) => workflow.nodes.get(id)?.type === "join";
   for (const node of workflow.nodes.values()) {
     if (node.type === "start" || node.type === "end") continue;
     const labels = (workflow.model.outgoing.get(node.id) ?? []).map((e) => e.label ?? "");
@@ -69,9 +101,14 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
       child: children.get(node.id),
       stateFields,
       fields,
+      waitFor: plan.waitFor.get(node.id),
+      pendingMarks: pendingMarksOf(node, plan),
     });
     builder.addNode(node.id, fn, node.type === "join" ? { defer: true } : undefined);
-    if (node.type === "for_each") builder.addNode(gatherNodeId(node.id), gatherFunction(node));
+    if (node.type === "for_each") {
+      const done = workflow.model.outgoing.get(node.id)?.find((e) => e.label === "done")?.target;
+      builder.addNode(gatherNodeId(node.id), gatherFunction(node, done && isJoin(done) ? done : undefined));
+    }
   }
 
   for (const node of workflow.nodes.values()) {
@@ -96,6 +133,17 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
       builder.addEdge(gatherNodeId(node.id), target(workflow, done));
       continue;
     }
+    if (node.type === "join") {
+      // A Join that waited runs again later; one that ran goes on.
+      const targets = [...new Set(out.map((e) => target(workflow, e.target)))];
+      builder.addConditionalEdges(
+        node.id,
+        (state: AnyState) =>
+          (state[PENDING_CHANNEL] as Record<string, boolean> | undefined)?.[node.id] === true ? node.id : targets,
+        [node.id, ...targets],
+      );
+      continue;
+    }
     for (const edge of out) builder.addEdge(source, target(workflow, edge.target));
   }
   return builder.compile({ checkpointer, name: workflow.document.name });
@@ -105,6 +153,14 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
 // one shared object: remembering each one's key keeps compileKey linear in the distinct
 // workflows instead of exponential in the nesting depth.
 const keys = new WeakMap<ValidatedWorkflow, string>();
+
+/** Hidden state a run starts with: Joins right after Start are pending from the outset. */
+export function initialHiddenState(workflow: ValidatedWorkflow): AnyState {
+  const { joinsAfterStart } = planJoins(workflow);
+  return joinsAfterStart.length > 0
+    ? { [PENDING_CHANNEL]: Object.fromEntries(joinsAfterStart.map((id) => [id, true])) }
+    : {};
+}
 
 /** A key for the compiled graph: the document and, recursively, its subgraphs. */
 function compileKey(workflow: ValidatedWorkflow): string {

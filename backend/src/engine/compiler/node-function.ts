@@ -10,7 +10,15 @@ import { emitNodeEvent, runContextOf, superstepOf } from "../runtime/run-context
 import { fitsType, kindOf } from "../runtime/state-types.js";
 import type { TemplateScope } from "../templates/template.js";
 import type { TypedNode } from "../validator/validator.js";
-import { forEachChannel, INDEX_KEY, ITEM_KEY, ROUTES_CHANNEL, VISITS_CHANNEL, visibleState } from "./state-channels.js";
+import {
+  forEachChannel,
+  INDEX_KEY,
+  ITEM_KEY,
+  PENDING_CHANNEL,
+  ROUTES_CHANNEL,
+  VISITS_CHANNEL,
+  visibleState,
+} from "./state-channels.js";
 
 type AnyState = Record<string, unknown>;
 export type NodeFunction = (state: AnyState, config: LangGraphRunnableConfig) => Promise<AnyState>;
@@ -92,10 +100,17 @@ export function makeNodeFunction(
     stateFields: ReadonlySet<string>;
     /** The declared state fields with their types and reducers. */
     fields: ReadonlyMap<string, StateField>;
+    /** For a Join: the Joins and For each nodes whose pending work it waits for. */
+    waitFor?: readonly string[];
+    /** What this node marks pending (or done) in the pending channel when it finishes. */
+    pendingMarks?(update: AnyState): Record<string, boolean> | null;
   },
 ): NodeFunction {
   const sideEffect = SIDE_EFFECT_TYPES.has(node.type);
   return async (state, config) => {
+    // A Join that pending work can still reach schedules itself again, silently.
+    const pending = (state[PENDING_CHANNEL] ?? {}) as Record<string, boolean>;
+    if (options.waitFor?.some((id) => pending[id] === true)) return { [PENDING_CHANNEL]: { [node.id]: true } };
     const ctx = runContextOf(config);
     const { redactor } = ctx.credentials;
     const superstep = superstepOf(config);
@@ -164,6 +179,7 @@ export function makeNodeFunction(
     if (asBody) {
       return { [forEachChannel(options.forEachOf as string)]: [{ index, value: bodyValue(node, update) }], ...visited };
     }
-    return { ...update, ...visited };
+    const marks = options.pendingMarks?.(update);
+    return { ...update, ...visited, ...(marks ? { [PENDING_CHANNEL]: marks } : {}) };
   };
 }

@@ -7,6 +7,8 @@ import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
 
 export const ROUTES_CHANNEL = "__routes__";
 export const VISITS_CHANNEL = "__visits__";
+/** Join and For each id → whether it has work pending (see join-plan.ts). */
+export const PENDING_CHANNEL = "__pending__";
 export const ITEM_KEY = "__item__";
 export const INDEX_KEY = "__index__";
 const RESET = "__reset__";
@@ -91,6 +93,10 @@ export function stateDefinition(document: WorkflowDocument, forEachIds: string[]
     () => ({}),
   );
   definition[VISITS_CHANNEL] = reducerChannel<Record<string, number>>(
+    (a, b) => ({ ...a, ...(b as object) }),
+    () => ({}),
+  );
+  definition[PENDING_CHANNEL] = reducerChannel<Record<string, boolean>>(
     (a, b) => ({ ...a, ...(b as object) }),
     () => ({}),
   );

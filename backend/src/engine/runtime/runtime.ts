@@ -11,7 +11,7 @@ import {
 } from "@langchain/langgraph";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
-import { type CompiledGraph, compileWorkflow } from "../compiler/compiler.js";
+import { type CompiledGraph, compileWorkflow, initialHiddenState } from "../compiler/compiler.js";
 import { NodeFailure, toEventError } from "../compiler/node-function.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
@@ -180,7 +180,9 @@ export async function* runStream(
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const graph: CompiledGraph = compileWorkflow(workflow, checkpointer);
   const resuming = options.resume !== undefined;
-  const runInput = resuming ? null : { ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
+  const runInput = resuming
+    ? null
+    : { ...initialHiddenState(workflow), ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
 
   const timeout = AbortSignal.timeout(options.engine.runTimeoutMs);
   const stateLimit = new AbortController();

@@ -348,9 +348,11 @@ describe("parallel writes", () => {
       });
       afterAll(() => receiver.close());
 
-      it("runs a Join's successor in the same superstep as the gather step when the Join is released early", async () => {
-        // The same shape as "knows LangGraph may start a waiting Join while For each bodies run",
-        // with an append reducer so that it may run.
+      it("holds a Join the For each leads to until the For each is done (the early release is a no-op)", async () => {
+        // The same shape as "knows LangGraph may start a waiting Join while For each bodies run".
+        // LangGraph still releases the Join early; the Join sees the For each pending and waits,
+        // so it runs once, after the For each's done branch, and x runs once after it. The
+        // analysis above keeps modelling the early release: it can only over-report clashes.
         const document = {
           name: "early join",
           state: [
@@ -377,12 +379,11 @@ describe("parallel writes", () => {
         };
         expect((await validateWorkflow(document, environment)).ok).toBe(true);
         const { events } = await collect(runStream(document, { items: [1] }, { engine: engineConfig() }));
-        const steps = (id: string) => eventsOf(events, "node_finished", id).map((e) => e.superstep);
-        expect(steps("j")[0]).toBe(steps("body")[0]);
-        // x runs once after the early Join, in the same superstep as the gather step (which then
-        // hands "out" to the "done" edge), and once more after the second Join.
-        expect(steps("x")[0]).toBe((steps("body")[0] as number) + 1);
-        expect(steps("d")[0]).toBe((steps("body")[0] as number) + 2);
+        const steps = (id: string) => eventsOf(events, "node_finished", id).map((e) => e.superstep as number);
+        expect(steps("j")).toHaveLength(1);
+        expect(steps("x")).toHaveLength(1);
+        expect(steps("j")[0]).toBeGreaterThan(steps("d")[0] as number);
+        expect(steps("x")[0]).toBeGreaterThan(steps("j")[0] as number);
       });
     });
   });
