@@ -1,7 +1,8 @@
+import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { nestedSubgraphs } from "../../../test/adversarial-workflows.js";
-import { engineConfig } from "../../../test/engine-harness.js";
-import { validationEnvironment } from "../runtime/runtime.js";
+import { collect, edge, engineConfig } from "../../../test/engine-harness.js";
+import { runStream, validationEnvironment } from "../runtime/runtime.js";
 import { validateWorkflow } from "../validator/validator.js";
 import { compileWorkflow } from "./compiler.js";
 
@@ -16,5 +17,45 @@ describe("compiler", () => {
     expect(compileWorkflow(result.workflow)).toBe(graph);
     const child = result.workflow.subgraphs.get("s0");
     expect(child && result.workflow.subgraphs.get("s19")).toBe(child);
+  });
+});
+
+describe("compiled graph cache", () => {
+  const document = {
+    name: "cached",
+    state: [{ name: "n", type: "number", default: 1 }],
+    nodes: [
+      {
+        id: "inc",
+        type: "code",
+        position: { x: 0, y: 0 },
+        data: { language: "javascript", code: "function main(s) { return { n: s.n + 1 }; }" },
+      },
+    ],
+    edges: [edge("start", "inc")],
+  };
+
+  it("serves runs with different checkpointers from one compiled graph, each run writing to its own", async () => {
+    const environment = validationEnvironment(engineConfig());
+    const first = await validateWorkflow(structuredClone(document), environment);
+    const second = await validateWorkflow(structuredClone(document), environment);
+    if (!first.ok || !second.ok) throw new Error("invalid");
+    // Separately validated copies of the same content share the compiled graph.
+    expect(compileWorkflow(second.workflow)).toBe(compileWorkflow(first.workflow));
+
+    const savers = [new MemorySaver(), new MemorySaver()];
+    for (const [i, checkpointer] of savers.entries()) {
+      const { outcome } = await collect(
+        runStream(document, {}, { engine: engineConfig(), checkpointer, runId: `cache-${i}` }),
+      );
+      expect(outcome).toMatchObject({ status: "ok", state: { n: 2 } });
+    }
+    const threads = async (saver: MemorySaver) => {
+      const ids = new Set<string>();
+      for await (const tuple of saver.list({})) ids.add(tuple.config.configurable?.thread_id as string);
+      return [...ids];
+    };
+    expect(await threads(savers[0] as MemorySaver)).toEqual(["cache-0"]);
+    expect(await threads(savers[1] as MemorySaver)).toEqual(["cache-1"]);
   });
 });

@@ -81,7 +81,7 @@ function pendingMarksOf(node: TypedNode, plan: JoinPlan) {
   };
 }
 
-function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | undefined): CompiledGraph {
+function build(workflow: ValidatedWorkflow): CompiledGraph {
   const forEachIds = [...workflow.forEachBodies.keys()];
   const builder = new StateGraph(stateDefinition(workflow.document, forEachIds) as never) as unknown as LooseGraph;
   const bodyOf = new Map<string, string>();
@@ -146,7 +146,7 @@ function build(workflow: ValidatedWorkflow, checkpointer: BaseCheckpointSaver | 
     }
     for (const edge of out) builder.addEdge(source, target(workflow, edge.target));
   }
-  return builder.compile({ checkpointer, name: workflow.document.name });
+  return builder.compile({ name: workflow.document.name });
 }
 
 // Validated workflows are never changed once built, and a child used by many Subgraph nodes is
@@ -172,26 +172,35 @@ function compileKey(workflow: ValidatedWorkflow): string {
   return key;
 }
 
-const NO_SAVER = {};
-const cache = new WeakMap<object, Map<string, CompiledGraph>>();
+// Compiled graphs carry no checkpointer: each run lends its own through the config (see
+// withCheckpointer), so one compiled graph serves every run of the same content.
+const cache = new Map<string, CompiledGraph>();
 const CACHE_LIMIT = 200;
 
-/**
- * The compiled graph for a workflow, from the cache when the same content was compiled for the
- * same checkpointer before. Subgraphs compile without one: they use their parent's.
- */
-export function compileWorkflow(workflow: ValidatedWorkflow, checkpointer?: BaseCheckpointSaver): CompiledGraph {
-  const owner = checkpointer ?? NO_SAVER;
-  let graphs = cache.get(owner);
-  if (!graphs) {
-    graphs = new Map();
-    cache.set(owner, graphs);
-  }
+/** The compiled graph for a workflow, from the cache when the same content was compiled before. */
+export function compileWorkflow(workflow: ValidatedWorkflow): CompiledGraph {
   const key = compileKey(workflow);
-  const cached = graphs.get(key);
-  if (cached) return cached;
-  const graph = build(workflow, checkpointer);
-  if (graphs.size >= CACHE_LIMIT) graphs.delete(graphs.keys().next().value as string);
-  graphs.set(key, graph);
+  const cached = cache.get(key);
+  if (cached) {
+    // Most recently used last, so the oldest is dropped first.
+    cache.delete(key);
+    cache.set(key, cached);
+    return cached;
+  }
+  const graph = build(workflow);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, graph);
   return graph;
+}
+
+// LangGraph's config key through which a parent lends its checkpointer to a subgraph; a root
+// graph compiled without one takes it the same way.
+const CHECKPOINTER_KEY = "__pregel_checkpointer";
+
+/** A run config that lends `checkpointer` to the compiled graph (and its subgraphs). */
+export function withCheckpointer<C extends { configurable?: Record<string, unknown> }>(
+  config: C,
+  checkpointer: BaseCheckpointSaver,
+): C & { configurable: Record<string, unknown> } {
+  return { ...config, configurable: { ...config.configurable, [CHECKPOINTER_KEY]: checkpointer } };
 }

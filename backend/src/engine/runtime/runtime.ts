@@ -11,7 +11,7 @@ import {
 } from "@langchain/langgraph";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
-import { type CompiledGraph, compileWorkflow, initialHiddenState } from "../compiler/compiler.js";
+import { type CompiledGraph, compileWorkflow, initialHiddenState, withCheckpointer } from "../compiler/compiler.js";
 import { NodeFailure, toEventError } from "../compiler/node-function.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
@@ -178,7 +178,7 @@ export async function* runStream(
   const runId = options.runId ?? randomUUID();
   const mode = options.mode ?? "full";
   const checkpointer = options.checkpointer ?? new MemorySaver();
-  const graph: CompiledGraph = compileWorkflow(workflow, checkpointer);
+  const graph: CompiledGraph = compileWorkflow(workflow);
   const resuming = options.resume !== undefined;
   const runInput = resuming
     ? null
@@ -199,7 +199,7 @@ export async function* runStream(
     nodePrefix: "",
     credentials,
   };
-  const threadConfig = { configurable: { thread_id: runId } };
+  const threadConfig = withCheckpointer({ configurable: { thread_id: runId } }, checkpointer);
   let seq = options.firstSeq ?? 1;
   let supersteps = 0;
   const stamp = async (event: NodeEvent): Promise<StudioEvent> => {
