@@ -113,7 +113,7 @@ describe("two servers on one database", () => {
     }[];
     const starts = events.filter((e) => e.type === "run_started");
     expect(starts.map((e) => e.data.attempt)).toEqual([1, 2]);
-    expect(starts[1]?.ts >= String(dead.lease_expires_at)).toBe(true);
+    expect(String(starts[1]?.ts) >= String(dead.lease_expires_at)).toBe(true);
 
     gate.open();
     const recovered = await waitForStatus(second.api, orphan, ["ok", "error", "cancelled", "timeout"]);

@@ -32,10 +32,14 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
 }
 
 export async function waitForStatus(api: StudioApi, runId: string, statuses: string[], timeoutMs = 30_000) {
-  return until(`run ${runId} to be ${statuses.join(" or ")}`, async () => {
-    const run = (await call(api, "GET", `/api/runs/${runId}`)).body.data;
-    return statuses.includes(String(run.status)) ? run : undefined;
-  }, timeoutMs);
+  return until(
+    `run ${runId} to be ${statuses.join(" or ")}`,
+    async () => {
+      const run = (await call(api, "GET", `/api/runs/${runId}`)).body.data;
+      return statuses.includes(String(run.status)) ? run : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** The owner account, an API key and the given workflows, created through the API. */
@@ -44,7 +48,8 @@ export async function setUp(api: StudioApi, workflows: object[]): Promise<{ key:
   api.token = setup.body.data.token;
   const key = String((await call(api, "POST", "/api/api-keys", { name: "hooks" })).body.data.key);
   const workflowIds: string[] = [];
-  for (const workflow of workflows) workflowIds.push(String((await call(api, "POST", "/api/workflows", workflow)).body.data.id));
+  for (const workflow of workflows)
+    workflowIds.push(String((await call(api, "POST", "/api/workflows", workflow)).body.data.id));
   return { key, workflowIds };
 }
 

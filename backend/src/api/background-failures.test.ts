@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { edge, type Gate, gatedWorkflow, startGate } from "../../test/engine-harness.js";
 import { until } from "../../test/studio-api.js";
-import { setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
+import { setupOwner, startTestStudio } from "../../test/test-studio.js";
 
 interface LogLine {
   level: number;

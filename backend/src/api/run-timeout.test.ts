@@ -50,8 +50,10 @@ async function prepare(studio: TestStudio) {
   const getRun = async (id: string) =>
     (await studio.app.inject({ method: "GET", url: `/api/runs/${id}`, headers: owner.auth })).json().data;
   const events = async (id: string) =>
-    (await studio.app.inject({ method: "GET", url: `/api/runs/${id}/events`, headers: owner.auth })).json()
-      .data as { type: string; data: Record<string, unknown> }[];
+    (await studio.app.inject({ method: "GET", url: `/api/runs/${id}/events`, headers: owner.auth })).json().data as {
+      type: string;
+      data: Record<string, unknown>;
+    }[];
   return { owner, start, getRun, events };
 }
 
@@ -104,7 +106,11 @@ describe("run timeout: time spent running, per turn", () => {
     gate.release("/late-answer");
     await studio.container.runs.idle();
     const run = await api.getRun(runId);
-    expect(run).toMatchObject({ status: "ok", error: null, state: { answer: { ok: true }, reply: { path: "/late-answer" } } });
+    expect(run).toMatchObject({
+      status: "ok",
+      error: null,
+      state: { answer: { ok: true }, reply: { path: "/late-answer" } },
+    });
   });
 
   it("still ends a turn that runs too long as timeout", async () => {
@@ -155,7 +161,11 @@ describe("run timeout: a turn taken over after a crash keeps its clock", () => {
       turn_started_at: new Date(turnStartedAt).toISOString(),
     });
     const { db } = studio.container.database;
-    await db.updateTable("runs").set(crashed(Date.now() - 2 * DAY_MS)).where("id", "=", spent).execute();
+    await db
+      .updateTable("runs")
+      .set(crashed(Date.now() - 2 * DAY_MS))
+      .where("id", "=", spent)
+      .execute();
     await db
       .updateTable("runs")
       .set(crashed(Date.now() - (TIMEOUT_S - 5) * 1000))

@@ -81,7 +81,11 @@ describe("callback outbox", () => {
     // A second ending of the same run (it cannot happen, but the row is kept once anyway).
     await database.db.updateTable("runs").set({ status: "running" }).where("id", "=", cancelled.id).execute();
     await runs.transition(cancelled.id, ["running"], "timeout");
-    const rows = await database.db.selectFrom("callback_outbox").select("run_id").where("run_id", "=", cancelled.id).execute();
+    const rows = await database.db
+      .selectFrom("callback_outbox")
+      .select("run_id")
+      .where("run_id", "=", cancelled.id)
+      .execute();
     expect(rows).toHaveLength(1);
 
     const withoutUrl = await newRun(null);
@@ -118,9 +122,15 @@ describe("callback outbox", () => {
 
     const second = await outbox.claim(run.id, "server-b", at(61_000), at(91_000));
     expect(second?.attempt).toBe(2);
-    expect(await outbox.finishAttempt(second as NonNullable<typeof second>, { statusCode: 200, error: null }, {
-      kind: "delivered",
-    })).toBe(true);
+    expect(
+      await outbox.finishAttempt(
+        second as NonNullable<typeof second>,
+        { statusCode: 200, error: null },
+        {
+          kind: "delivered",
+        },
+      ),
+    ).toBe(true);
     expect(await outbox.find(run.id)).toMatchObject({ status: "delivered", attempts: 2, claimed_by: null });
     const attempts = await database.db
       .selectFrom("callback_deliveries")
@@ -147,11 +157,23 @@ describe("callback outbox", () => {
     expect(await outbox.nextDueAt()).toBe(until);
     const takeover = await outbox.claim(run.id, "server-b", at(31_000), at(61_000));
     expect(takeover?.attempt).toBe(1);
-    expect(await outbox.finishAttempt(dead as NonNullable<typeof dead>, { statusCode: null, error: "x" }, {
-      kind: "failed",
-    })).toBe(false);
-    expect(await outbox.finishAttempt(takeover as NonNullable<typeof takeover>, { statusCode: 204, error: null }, {
-      kind: "delivered",
-    })).toBe(true);
+    expect(
+      await outbox.finishAttempt(
+        dead as NonNullable<typeof dead>,
+        { statusCode: null, error: "x" },
+        {
+          kind: "failed",
+        },
+      ),
+    ).toBe(false);
+    expect(
+      await outbox.finishAttempt(
+        takeover as NonNullable<typeof takeover>,
+        { statusCode: 204, error: null },
+        {
+          kind: "delivered",
+        },
+      ),
+    ).toBe(true);
   });
 });

@@ -8,8 +8,8 @@ import { AppError } from "../core/errors.js";
 import type { Logger } from "../core/logging.js";
 import type { ScheduleRow } from "../models/database.model.js";
 import type { ScheduleRepository } from "../repositories/schedule.repository.js";
-import type { BackgroundMonitor } from "./background-monitor.js";
 import type { WorkflowRepository } from "../repositories/workflow.repository.js";
+import type { BackgroundMonitor } from "./background-monitor.js";
 import type { RunService } from "./runs/run.service.js";
 
 export interface ScheduleBody {

@@ -7,11 +7,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable("runs").addColumn("turn_started_at", "text").execute();
   // A run running at the upgrade has been in its turn since it last started (the best we know).
   await sql`update runs set turn_started_at = started_at where status = 'running'`.execute(db);
-  await db.schema
-    .createIndex("runs_lease_idx")
-    .on("runs")
-    .columns(["status", "lease_expires_at"])
-    .execute();
+  await db.schema.createIndex("runs_lease_idx").on("runs").columns(["status", "lease_expires_at"]).execute();
 
   await db.schema
     .createTable("callback_outbox")

@@ -242,7 +242,8 @@ export class RunExecutor {
           logger.info({ runId }, "run ending not recorded: the run was cancelled or taken over meanwhile");
           return;
         }
-        if (attempt > 0) logger.info({ runId, status: ending.status }, "run ending recorded after the database came back");
+        if (attempt > 0)
+          logger.info({ runId, status: ending.status }, "run ending recorded after the database came back");
         break;
       } catch (error) {
         if (attempt === 0)
