@@ -24,6 +24,8 @@ export default defineConfig({
             "src/repositories/**/*.test.ts",
             "src/services/**/*.test.ts",
             "test/crash-recovery.test.ts",
+            "test/run-lease.test.ts",
+            "test/callback-outbox.test.ts",
           ],
           globalSetup: ["test/postgres.global-setup.ts"],
           provide: { dbKind: "postgres" },

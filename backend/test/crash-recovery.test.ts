@@ -83,6 +83,8 @@ describe("crash recovery", () => {
       STUDIO_DATA_DIR: dataDir,
       STUDIO_LOG_FORMAT: "json",
       STUDIO_EGRESS_ALLOW: "127.0.0.1",
+      // The killed process's lease must expire before the restarted one takes its run over.
+      STUDIO_RUN_LEASE_TTL: "2",
       ...databaseEnv,
     });
     return { base: studio.url, token: "", key: "" };

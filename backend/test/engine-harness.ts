@@ -144,6 +144,8 @@ export interface Gate {
   url: string;
   /** Paths of the requests received so far, in arrival order. */
   arrivals: string[];
+  /** The headers of each request, in the same order. */
+  headers: IncomingMessage["headers"][];
   /** Resolves once `count` requests have arrived. */
   arrived(count: number): Promise<void>;
   /** Answers the oldest held request whose path is `path` (any path when omitted). */
@@ -160,6 +162,7 @@ export interface Gate {
  */
 export async function startGate(): Promise<Gate> {
   const arrivals: string[] = [];
+  const headers: IncomingMessage["headers"][] = [];
   const held: { path: string; answer: () => void }[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   let isOpen = false;
@@ -168,6 +171,7 @@ export async function startGate(): Promise<Gate> {
     req.on("end", () => {
       const path = req.url ?? "";
       arrivals.push(path);
+      headers.push(req.headers);
       held.push({
         path,
         answer: () => {
@@ -186,6 +190,7 @@ export async function startGate(): Promise<Gate> {
   return {
     url: `http://127.0.0.1:${port}`,
     arrivals,
+    headers,
     arrived: (count) =>
       arrivals.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     release: (path) => {

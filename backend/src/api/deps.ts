@@ -1,5 +1,6 @@
 // Wires the process together: configuration → database → repositories → services. Routes reach
 // services only through this container.
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Config } from "../core/config.js";
 import { egressClientFor } from "../core/egress/egress-client.js";
@@ -7,7 +8,7 @@ import type { Logger } from "../core/logging.js";
 import { SecretBox } from "../core/secret-box.js";
 import { resolveJwtSecret, TokenSigner } from "../core/security.js";
 import { ApiKeyRepository } from "../repositories/api-key.repository.js";
-import { CallbackDeliveryRepository } from "../repositories/callback-delivery.repository.js";
+import { CallbackOutboxRepository } from "../repositories/callback-outbox.repository.js";
 import { CredentialRepository } from "../repositories/credential.repository.js";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from "../repositories/database.js";
 import { NodeResultRepository } from "../repositories/node-result.repository.js";
@@ -17,6 +18,7 @@ import { UserRepository } from "../repositories/user.repository.js";
 import { WorkflowRepository } from "../repositories/workflow.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
 import { AuthService } from "../services/auth.service.js";
+import { BackgroundMonitor } from "../services/background-monitor.js";
 import { CredentialService } from "../services/credential.service.js";
 import { HealthService } from "../services/health.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
@@ -41,6 +43,7 @@ export interface Container {
   schedules: ScheduleService;
   bus: RunBus;
   callbacks: CallbackDeliverer;
+  background: BackgroundMonitor;
   health: HealthService;
   close(): Promise<void>;
 }
@@ -87,18 +90,26 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
   });
   const runRepository = new RunRepository(database.db);
   const bus = new RunBus();
+  const background = new BackgroundMonitor(logger);
+  // Names this process in the leases and claims it takes.
+  const processId = randomUUID();
   const base = config.callbackRetryBaseMs;
   const egress = egressClientFor(config.engine.egressAllow);
   const callbacks = new CallbackDeliverer({
     runs: runRepository,
     apiKeys: apiKeyRepository,
-    deliveries: new CallbackDeliveryRepository(database.db),
+    outbox: new CallbackOutboxRepository(database.db),
     egress,
     backoffMs: [base, base * 5, base * 30, base * 120],
     logger,
+    monitor: background,
+    owner: processId,
   });
-  const onEnded = (runId: string) => callbacks.deliver(runId);
-  const queue = new EmbeddedQueue({ concurrency: config.workerConcurrency, perUser: config.userMaxRuns });
+  const queue = new EmbeddedQueue({
+    concurrency: config.workerConcurrency,
+    perUser: config.userMaxRuns,
+    onFailure: (runId, error) => background.failed("queue", "queued run failed", error, { runId }),
+  });
   const executor = new RunExecutor({
     db: database.db,
     runs: runRepository,
@@ -106,9 +117,11 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     engine: config.engine,
     bus,
     logger,
+    monitor: background,
+    leaseTtlMs: config.runLeaseTtlMs,
     resolverFor: (ownerId) => workflows.resolverFor({ userId: ownerId, role: "member", via: "session" }),
     credentialsFor: (ownerId) => credentials.resolverFor(ownerId),
-    onEnded,
+    onEnded: () => callbacks.kick(),
   });
   const runs = new RunService({
     runs: runRepository,
@@ -124,13 +137,16 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     engine: config.engine,
     bus,
     egress,
-    onEnded,
+    callbacks,
+    monitor: background,
+    leaseTtlMs: config.runLeaseTtlMs,
   });
   const schedules = new ScheduleService({
     schedules: new ScheduleRepository(database.db),
     workflows: workflowRepository,
     runs,
     logger,
+    monitor: background,
     minIntervalSeconds: config.scheduleMinIntervalSeconds,
   });
   return {
@@ -145,18 +161,21 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     schedules,
     bus,
     callbacks,
+    background,
     health: new HealthService({
       config,
       dbKind: database.kind,
       version: PRODUCT_VERSION,
       ping: () => pingDatabase(database.db),
+      background: () => background.view(),
     }),
     close: async () => {
       schedules.stop();
-      runs.stop();
-      // Give running work a moment to finish; the timer must not keep the process alive.
+      // Give running work a moment to finish; the timer must not keep the process alive. Pending
+      // callbacks wait in the outbox for the next start; runs still running are taken over once
+      // their lease expires.
       await Promise.race([
-        Promise.all([queue.idle(), callbacks.idle()]),
+        Promise.all([runs.stop(), queue.idle()]),
         new Promise((resolve) => setTimeout(resolve, 5000).unref()),
       ]);
       await database.close();

@@ -12,7 +12,14 @@ describe("health and API docs", () => {
     const response = await studio.app.inject({ method: "GET", url: "/api/health" });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
-      data: { status: "ok", version: "0.1.0", db: inject("dbKind"), queue: "memory", import_enabled: false },
+      data: {
+        status: "ok",
+        version: "0.1.0",
+        db: inject("dbKind"),
+        queue: "memory",
+        import_enabled: false,
+        background: { failures: 0, last_failure_at: null, last_failure_task: null, last_sweep_at: null },
+      },
     });
     expect(response.headers["x-request-id"]).toMatch(/.+/);
   });

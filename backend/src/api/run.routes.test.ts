@@ -235,15 +235,15 @@ describe("runs: hooks, lifecycle and events", () => {
     expect((await cancel()).json().error.code).toBe("RUN_NOT_ACTIVE");
   });
 
-  it("times out a run left running far past STUDIO_RUN_TIMEOUT", async () => {
+  it("times out a run whose turn has been running far past STUDIO_RUN_TIMEOUT", async () => {
     const workflowId = await save(chain());
     const runId = (await hook(workflowId)).json().data.run_id;
     await settle();
-    // As if a worker had died mid-run two days ago and nothing picked the run up.
+    // As if a worker had died mid-turn two days ago and nothing picked the run up.
     const longAgo = new Date(Date.now() - 2 * 24 * 3600_000).toISOString();
     await studio.container.database.db
       .updateTable("runs")
-      .set({ status: "running", started_at: longAgo })
+      .set({ status: "running", started_at: longAgo, turn_started_at: longAgo, lease_expires_at: longAgo })
       .where("id", "=", runId)
       .execute();
     expect(await studio.container.runs.sweep()).toBeGreaterThanOrEqual(1);

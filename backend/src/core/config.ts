@@ -27,6 +27,8 @@ export interface Config {
   hookRateLimitPerMinute: number;
   uiDir: string;
   workerConcurrency: number;
+  /** How long a worker's hold on a run lasts without renewal; a run whose worker died is taken over after it. */
+  runLeaseTtlMs: number;
   /** Runs of one user executing at once; the queue holds the rest. */
   userMaxRuns: number;
   /** Queued + running runs one user may have before new triggers are refused. */
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     hookRateLimitPerMinute: integer(env, "STUDIO_HOOK_RATE_LIMIT", 600, 1, 1_000_000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
     workerConcurrency: integer(env, "STUDIO_WORKER_CONCURRENCY", 4, 1, 256),
+    runLeaseTtlMs: integer(env, "STUDIO_RUN_LEASE_TTL", 30, 1, 3600) * 1000,
     userMaxRuns: integer(env, "STUDIO_USER_MAX_RUNS", 2, 1, 256),
     userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),
     userRunRatePerMinute: integer(env, "STUDIO_USER_RUN_RATE", 60, 1, 100_000),

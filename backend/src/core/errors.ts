@@ -66,7 +66,7 @@ export const CATALOG = {
   },
   // Runs: the code of an `error` event and of a failed run
   RUN_INPUT_INVALID: { status: 422, message: "The run input does not match the workflow's state fields." },
-  RUN_TIMEOUT: { status: 408, message: "The run took longer than STUDIO_RUN_TIMEOUT allows." },
+  RUN_TIMEOUT: { status: 408, message: "One turn of the run ran longer than STUDIO_RUN_TIMEOUT allows." },
   RUN_CANCELLED: { status: 409, message: "The run was cancelled." },
   MAX_SUPERSTEPS: {
     status: 422,

@@ -73,6 +73,11 @@ export interface RunsTable {
   lease_gen: number;
   lease_owner: string | null;
   lease_expires_at: string | null;
+  /**
+   * When the current turn began (a worker took the run from `queued`); a worker that takes over a
+   * crashed turn keeps it. STUDIO_RUN_TIMEOUT is measured from here, so waits never count.
+   */
+  turn_started_at: string | null;
   attempt: number;
   next_seq: number;
   idempotency_key: string | null;
@@ -125,6 +130,22 @@ export interface CallbackDeliveriesTable {
   created_at: string;
 }
 
+/** A callback still to deliver (or delivered, or given up): the outbox survives restarts. */
+export interface CallbackOutboxTable {
+  run_id: string;
+  url: string;
+  /** pending, delivered or failed. */
+  status: string;
+  /** Attempts made so far. */
+  attempts: number;
+  next_attempt_at: string;
+  /** The process delivering it now, and until when its claim holds. */
+  claimed_by: string | null;
+  claimed_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface SchedulesTable {
   id: string;
   workflow_id: string;
@@ -172,6 +193,7 @@ export interface Database {
   checkpoint_writes: CheckpointWritesTable;
   node_results: NodeResultsTable;
   callback_deliveries: CallbackDeliveriesTable;
+  callback_outbox: CallbackOutboxTable;
   schedules: SchedulesTable;
   credentials: CredentialsTable;
 }
@@ -182,5 +204,6 @@ export type WorkflowRow = Selectable<WorkflowsTable>;
 export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
 export type RunRow = Selectable<RunsTable>;
 export type RunEventRow = Selectable<RunEventsTable>;
+export type CallbackOutboxRow = Selectable<CallbackOutboxTable>;
 export type ScheduleRow = Selectable<SchedulesTable>;
 export type CredentialRow = Selectable<CredentialsTable>;

@@ -68,7 +68,8 @@ describe("run repository fencing", () => {
     expect(first?.lease_gen).toBe(1);
     expect(await runs.appendEvents(run.id, 1, [event(1)])).toBe(true);
 
-    const second = await runs.lease(run.id, "worker-b", 60_000);
+    // worker-a died: its lease expires and worker-b takes the run over.
+    const second = await runs.lease(run.id, "worker-b", 60_000, new Date(Date.now() + 61_000));
     expect(second).toMatchObject({ lease_gen: 2, attempt: 2, lease_owner: "worker-b" });
 
     expect(await runs.appendEvents(run.id, 1, [event(2)])).toBe(false);
@@ -86,5 +87,54 @@ describe("run repository fencing", () => {
     const { run } = await newRun();
     await runs.transition(run.id, ["queued"], "cancelled");
     expect(await runs.lease(run.id, "worker-a", 60_000)).toBeUndefined();
+  });
+
+  it("leaves a run whose lease is live to its holder and takes it over once the lease expired", async () => {
+    const { run } = await newRun();
+    const t0 = new Date("2030-01-01T00:00:00.000Z");
+    const at = (ms: number) => new Date(t0.getTime() + ms);
+    const first = await runs.lease(run.id, "worker-a", 10_000, t0);
+    expect(first).toMatchObject({ lease_gen: 1, lease_owner: "worker-a", status: "running" });
+    expect(await runs.lease(run.id, "worker-b", 10_000, at(9_999))).toBeUndefined();
+    // Renewed while it runs: still live past the first expiry.
+    expect(await runs.renewLease(run.id, 1, 10_000, at(5_000))).toBe(true);
+    expect(await runs.lease(run.id, "worker-b", 10_000, at(14_999))).toBeUndefined();
+    const takeable = async (ms: number) => (await runs.findTakeable(at(ms).toISOString())).map((r) => r.id);
+    expect(await takeable(14_999)).not.toContain(run.id);
+    expect(await takeable(15_001)).toContain(run.id);
+    const second = await runs.lease(run.id, "worker-b", 10_000, at(15_001));
+    expect(second).toMatchObject({ lease_gen: 2, attempt: 2, lease_owner: "worker-b" });
+    // The old holder's renewal is refused: it has lost the run.
+    expect(await runs.renewLease(run.id, 1, 10_000, at(15_002))).toBe(false);
+    expect(await runs.renewLease(run.id, 2, 10_000, at(15_002))).toBe(true);
+  });
+
+  it("finds queued runs for a restart, and for the sweeper only those left queued for a while", async () => {
+    const { run } = await newRun();
+    const now = new Date();
+    const ids = async (options: { queuedBefore?: string }) =>
+      (await runs.findTakeable(now.toISOString(), options)).map((r) => r.id);
+    expect(await ids({})).toContain(run.id);
+    expect(await ids({ queuedBefore: new Date(now.getTime() - 60_000).toISOString() })).not.toContain(run.id);
+    expect(await ids({ queuedBefore: new Date(now.getTime() + 60_000).toISOString() })).toContain(run.id);
+    await runs.transition(run.id, ["queued"], "cancelled");
+    expect(await ids({})).not.toContain(run.id);
+  });
+
+  it("starts a turn's clock when a queued run is taken, and keeps it when a crashed turn is taken over", async () => {
+    const { run } = await newRun();
+    const t0 = new Date("2030-02-01T00:00:00.000Z");
+    const at = (ms: number) => new Date(t0.getTime() + ms);
+    const first = await runs.lease(run.id, "worker-a", 1_000, t0);
+    expect(first?.turn_started_at).toBe(t0.toISOString());
+    // worker-a crashed; worker-b goes on with the same turn.
+    const takeover = await runs.lease(run.id, "worker-b", 1_000, at(5_000));
+    expect(takeover?.turn_started_at).toBe(t0.toISOString());
+    // The turn ends waiting for a person; the answer, days later, starts a new turn.
+    expect(await runs.end(run.id, 2, { ...ending, status: "waiting", finished: false })).toBe(true);
+    await runs.transition(run.id, ["waiting"], "queued", { pendingResume: "{}" });
+    const resumed = await runs.lease(run.id, "worker-c", 1_000, at(3 * 24 * 3600_000));
+    expect(resumed?.turn_started_at).toBe(at(3 * 24 * 3600_000).toISOString());
+    expect(resumed?.started_at).toBe(t0.toISOString());
   });
 });

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database, RunEventRow, RunRow } from "../models/database.model.js";
+import { queueCallback } from "./callback-outbox.repository.js";
 import { nowIso } from "./clock.js";
 import { isUniqueViolation } from "./database-errors.js";
 
@@ -47,6 +48,7 @@ export interface RunFilter {
 }
 
 const ACTIVE = ["queued", "running"];
+const TERMINAL = ["ok", "error", "cancelled", "timeout", "expired"];
 
 export class RunRepository {
   readonly #db: Kysely<Database>;
@@ -80,6 +82,7 @@ export class RunRepository {
       lease_gen: 0,
       lease_owner: null,
       lease_expires_at: null,
+      turn_started_at: null,
       attempt: 0,
       next_seq: 1,
       idempotency_key: input.idempotencyKey,
@@ -154,9 +157,14 @@ export class RunRepository {
     return query.orderBy("created_at", "desc").orderBy("id").limit(limit).offset(offset).execute();
   }
 
-  /** Takes a queued or running run for a worker: lease_gen + 1 fences off any earlier holder. */
-  async lease(id: string, owner: string, ttlMs: number): Promise<RunRow | undefined> {
-    const now = new Date();
+  /**
+   * Takes a queued run, or a running one whose lease has expired (its worker died), for a worker:
+   * lease_gen + 1 fences off any earlier holder. A run whose lease is still live is left to its
+   * holder (undefined). Taking a queued run starts a new turn; taking over a running one goes on
+   * with the turn it was in, so a crash does not reset the run timeout.
+   */
+  async lease(id: string, owner: string, ttlMs: number, now = new Date()): Promise<RunRow | undefined> {
+    const at = now.toISOString();
     return this.#db
       .updateTable("runs")
       .set((eb) => ({
@@ -165,13 +173,32 @@ export class RunRepository {
         lease_owner: owner,
         lease_expires_at: new Date(now.getTime() + ttlMs).toISOString(),
         status: "running",
-        started_at: eb.fn.coalesce("started_at", eb.val(now.toISOString())),
-        updated_at: now.toISOString(),
+        started_at: eb.fn.coalesce("started_at", eb.val(at)),
+        turn_started_at: eb
+          .case()
+          .when(eb.or([eb("status", "=", "queued"), eb("turn_started_at", "is", null)]))
+          .then(at)
+          .else(eb.ref("turn_started_at"))
+          .end(),
+        updated_at: at,
       }))
       .where("id", "=", id)
       .where("status", "in", ACTIVE)
+      .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", at)]))
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Extends a lease while its holder still has it; false when another worker (or a cancel) took the run. */
+  async renewLease(id: string, leaseGen: number, ttlMs: number, now = new Date()): Promise<boolean> {
+    const result = await this.#db
+      .updateTable("runs")
+      .set({ lease_expires_at: new Date(now.getTime() + ttlMs).toISOString() })
+      .where("id", "=", id)
+      .where("lease_gen", "=", leaseGen)
+      .where("status", "=", "running")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Appends events while the lease holds; false when the lease is gone (nothing written). */
@@ -195,29 +222,36 @@ export class RunRepository {
     });
   }
 
-  /** Records how a worker's turn ended, while the lease holds; false when the lease is gone. */
+  /**
+   * Records how a worker's turn ended, while the lease holds; false when the lease is gone. A
+   * final ending queues the run's callback in the same transaction.
+   */
   async end(id: string, leaseGen: number, ending: RunEnding): Promise<boolean> {
     const now = nowIso();
-    const result = await this.#db
-      .updateTable("runs")
-      .set({
-        status: ending.status,
-        state: ending.state,
-        output: ending.output,
-        error: ending.error,
-        waiting: ending.waiting,
-        expires_at: ending.expiresAt,
-        metrics: ending.metrics,
-        pending_resume: null,
-        lease_owner: null,
-        lease_expires_at: null,
-        finished_at: ending.finished ? now : null,
-        updated_at: now,
-      })
-      .where("id", "=", id)
-      .where("lease_gen", "=", leaseGen)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return this.#db.transaction().execute(async (tx) => {
+      const result = await tx
+        .updateTable("runs")
+        .set({
+          status: ending.status,
+          state: ending.state,
+          output: ending.output,
+          error: ending.error,
+          waiting: ending.waiting,
+          expires_at: ending.expiresAt,
+          metrics: ending.metrics,
+          pending_resume: null,
+          lease_owner: null,
+          lease_expires_at: null,
+          finished_at: ending.finished ? now : null,
+          updated_at: now,
+        })
+        .where("id", "=", id)
+        .where("lease_gen", "=", leaseGen)
+        .executeTakeFirst();
+      const ended = Number(result.numUpdatedRows) === 1;
+      if (ended && ending.finished) await queueCallback(tx, id, now);
+      return ended;
+    });
   }
 
   /**
@@ -231,23 +265,27 @@ export class RunRepository {
     changes: { pendingResume?: string | null; error?: string | null } = {},
   ) {
     const now = nowIso();
-    const terminal = ["ok", "error", "cancelled", "timeout", "expired"].includes(to);
-    return this.#db
-      .updateTable("runs")
-      .set((eb) => ({
-        status: to,
-        lease_gen: eb("lease_gen", "+", 1),
-        lease_owner: null,
-        lease_expires_at: null,
-        updated_at: now,
-        ...(changes.pendingResume !== undefined ? { pending_resume: changes.pendingResume } : {}),
-        ...(changes.error !== undefined ? { error: changes.error } : {}),
-        ...(terminal ? { finished_at: now, waiting: null, expires_at: null } : {}),
-      }))
-      .where("id", "=", id)
-      .where("status", "in", from)
-      .returningAll()
-      .executeTakeFirst();
+    const terminal = TERMINAL.includes(to);
+    return this.#db.transaction().execute(async (tx) => {
+      const moved = await tx
+        .updateTable("runs")
+        .set((eb) => ({
+          status: to,
+          lease_gen: eb("lease_gen", "+", 1),
+          lease_owner: null,
+          lease_expires_at: null,
+          updated_at: now,
+          ...(changes.pendingResume !== undefined ? { pending_resume: changes.pendingResume } : {}),
+          ...(changes.error !== undefined ? { error: changes.error } : {}),
+          ...(terminal ? { finished_at: now, waiting: null, expires_at: null } : {}),
+        }))
+        .where("id", "=", id)
+        .where("status", "in", from)
+        .returningAll()
+        .executeTakeFirst();
+      if (moved && terminal) await queueCallback(tx, id, now);
+      return moved;
+    });
   }
 
   /** Appends one event outside any lease (service-side events such as cancel or expiry). */
@@ -276,24 +314,40 @@ export class RunRepository {
       .execute();
   }
 
-  /** Runs left queued or running, e.g. by a crash: the server queues them again at start. */
-  findUnfinished(): Promise<Pick<RunRow, "id" | "owner_id">[]> {
+  /**
+   * Runs a worker may take now: queued ones (with `queuedBefore`, only those queued before it, i.e.
+   * left behind by a process that stopped), and running ones whose lease has expired (their worker
+   * died). A run whose lease is live belongs to the process holding it.
+   */
+  findTakeable(now: string, options: { queuedBefore?: string; limit?: number } = {}) {
+    const { queuedBefore, limit = 10_000 } = options;
     return this.#db
       .selectFrom("runs")
       .select(["id", "owner_id"])
-      .where("status", "in", ACTIVE)
+      .where((eb) =>
+        eb.or([
+          queuedBefore === undefined
+            ? eb("status", "=", "queued")
+            : eb.and([eb("status", "=", "queued"), eb("updated_at", "<", queuedBefore)]),
+          eb.and([
+            eb("status", "=", "running"),
+            eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", now)]),
+          ]),
+        ]),
+      )
       .orderBy("created_at")
+      .limit(limit)
       .execute();
   }
 
-  /** Runs still running although they started before `startedBefore` (stuck or abandoned). */
-  findOverTime(startedBefore: string): Promise<Pick<RunRow, "id">[]> {
+  /** Runs still running in a turn that started before `turnStartedBefore` (stuck or abandoned). */
+  findOverTime(turnStartedBefore: string): Promise<Pick<RunRow, "id">[]> {
     return this.#db
       .selectFrom("runs")
       .select("id")
       .where("status", "=", "running")
-      .where("started_at", "is not", null)
-      .where("started_at", "<", startedBefore)
+      .where("turn_started_at", "is not", null)
+      .where("turn_started_at", "<", turnStartedBefore)
       .execute();
   }
 

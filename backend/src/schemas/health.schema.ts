@@ -1,10 +1,20 @@
 import { z } from "zod";
 
+export const backgroundView = z.object({
+  /** Failures of background work (run queue, sweeper, schedules, callbacks) since the server started. */
+  failures: z.number().int(),
+  last_failure_at: z.string().nullable(),
+  last_failure_task: z.enum(["run", "queue", "sweeper", "schedules", "callbacks"]).nullable(),
+  /** When the sweeper last went through the runs (null before its first pass). */
+  last_sweep_at: z.string().nullable(),
+});
+
 export const healthView = z.object({
   status: z.literal("ok"),
   version: z.string(),
   db: z.enum(["sqlite", "postgres"]),
   queue: z.enum(["memory", "redis"]),
   import_enabled: z.boolean(),
+  background: backgroundView,
 });
 export type HealthView = z.infer<typeof healthView>;

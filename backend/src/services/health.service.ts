@@ -2,13 +2,22 @@ import type { Config } from "../core/config.js";
 import { AppError } from "../core/errors.js";
 import type { DatabaseKind } from "../repositories/database.js";
 import type { HealthView } from "../schemas/health.schema.js";
+import type { BackgroundView } from "./background-monitor.js";
 
 export class HealthService {
-  readonly #view: HealthView;
+  readonly #view: Omit<HealthView, "background">;
   readonly #ping: () => Promise<void>;
+  readonly #background: () => BackgroundView;
 
-  constructor(deps: { config: Config; dbKind: DatabaseKind; version: string; ping: () => Promise<void> }) {
+  constructor(deps: {
+    config: Config;
+    dbKind: DatabaseKind;
+    version: string;
+    ping: () => Promise<void>;
+    background: () => BackgroundView;
+  }) {
     this.#ping = deps.ping;
+    this.#background = deps.background;
     this.#view = {
       status: "ok",
       version: deps.version,
@@ -25,6 +34,6 @@ export class HealthService {
     } catch {
       throw new AppError("DATABASE_UNAVAILABLE", { db: this.#view.db });
     }
-    return this.#view;
+    return { ...this.#view, background: this.#background() };
   }
 }

@@ -9,6 +9,7 @@ import type { Logger } from "../core/logging.js";
 import type { ScheduleRow } from "../models/database.model.js";
 import type { ScheduleRepository } from "../repositories/schedule.repository.js";
 import type { WorkflowRepository } from "../repositories/workflow.repository.js";
+import type { BackgroundMonitor } from "./background-monitor.js";
 import type { RunService } from "./runs/run.service.js";
 
 export interface ScheduleBody {
@@ -88,6 +89,7 @@ export class ScheduleService {
   readonly #workflows: WorkflowRepository;
   readonly #runs: RunService;
   readonly #logger: Logger;
+  readonly #monitor: BackgroundMonitor;
   readonly #minIntervalMs: number;
   #timer: NodeJS.Timeout | null = null;
 
@@ -96,8 +98,10 @@ export class ScheduleService {
     workflows: WorkflowRepository;
     runs: RunService;
     logger: Logger;
+    monitor: BackgroundMonitor;
     minIntervalSeconds: number;
   }) {
+    this.#monitor = deps.monitor;
     this.#schedules = deps.schedules;
     this.#workflows = deps.workflows;
     this.#runs = deps.runs;
@@ -148,8 +152,15 @@ export class ScheduleService {
         fired++;
       } catch (error) {
         // Refused (the owner's run limits, an invalid workflow): this fire is skipped, not retried.
-        const code = error instanceof AppError ? error.code : undefined;
-        this.#logger.warn({ err: error, code, schedule: schedule.id, fire: dueAt }, "scheduled run not started");
+        // Anything else (the database went away) is a failure of the scheduler, counted as one.
+        if (error instanceof AppError) {
+          this.#logger.warn(
+            { err: error, code: error.code, schedule: schedule.id, fire: dueAt },
+            "scheduled run not started",
+          );
+        } else {
+          this.#monitor.failed("schedules", "scheduled run not started", error, { schedule: schedule.id, fire: dueAt });
+        }
       }
     }
     return fired;
@@ -157,7 +168,10 @@ export class ScheduleService {
 
   start(everyMs = 1000): void {
     this.#timer = setInterval(
-      () => void this.tick().catch((error: unknown) => this.#logger.warn({ err: error }, "scheduler tick failed")),
+      () =>
+        void this.tick().catch((error: unknown) =>
+          this.#monitor.failed("schedules", "scheduler tick failed: the database did not answer", error),
+        ),
       everyMs,
     );
     this.#timer.unref();

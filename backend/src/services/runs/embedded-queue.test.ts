@@ -3,7 +3,8 @@ import { EmbeddedQueue } from "./embedded-queue.js";
 
 /** A queue whose jobs run until the test finishes them, recording the order they started in. */
 function controlledQueue(options: { concurrency: number; perUser: number }) {
-  const queue = new EmbeddedQueue(options);
+  const queue = new EmbeddedQueue({ ...options, onFailure: (runId) => failed.push(runId) });
+  const failed: string[] = [];
   const started: string[] = [];
   const finishers = new Map<string, () => void>();
   let running = 0;
@@ -28,7 +29,7 @@ function controlledQueue(options: { concurrency: number; perUser: number }) {
     done();
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
-  return { queue, started, finish, running: () => [...finishers.keys()], mostAtOnce: () => mostAtOnce };
+  return { queue, started, finish, failed, running: () => [...finishers.keys()], mostAtOnce: () => mostAtOnce };
 }
 
 describe("embedded queue", () => {
@@ -103,5 +104,37 @@ describe("embedded queue", () => {
     queue.stop();
     queue.enqueue("c1", "carol");
     expect(started).toEqual(["a1", "b1"]);
+  });
+
+  it("reports a job that fails with its run id and goes on with the next", async () => {
+    const failures: { runId: string; error: unknown }[] = [];
+    const queue = new EmbeddedQueue({
+      concurrency: 1,
+      perUser: 1,
+      onFailure: (runId, error) => failures.push({ runId, error }),
+    });
+    const handled: string[] = [];
+    // Not async: one handler throws before it returns a promise, one returns a rejected one.
+    queue.start((runId) => {
+      handled.push(runId);
+      if (runId === "sync-throw") throw new Error("the database does not answer");
+      if (runId === "rejects") return Promise.reject(new Error("connection terminated"));
+      return Promise.resolve();
+    });
+    for (const id of ["sync-throw", "rejects", "fine"]) queue.enqueue(id, "alice");
+    await queue.idle();
+    expect(handled).toEqual(["sync-throw", "rejects", "fine"]);
+    expect(failures.map((f) => [f.runId, (f.error as Error).message])).toEqual([
+      ["sync-throw", "the database does not answer"],
+      ["rejects", "connection terminated"],
+    ]);
+  });
+
+  it("reports nothing for jobs that succeed", async () => {
+    const { queue, finish, failed } = controlledQueue({ concurrency: 1, perUser: 1 });
+    queue.enqueue("a1", "alice");
+    await finish("a1");
+    await queue.idle();
+    expect(failed).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@
 // so one user's backlog never holds back another user's runs. A run id queued twice is handled
 // once at a time; the lease decides who really runs it.
 export type JobHandler = (runId: string) => Promise<void>;
+/** Told of a job that failed (threw): the queue itself never drops an error. */
+export type JobFailureHandler = (runId: string, error: unknown) => void;
 
 interface OwnerQueue {
   pending: string[];
@@ -18,14 +20,16 @@ export class EmbeddedQueue {
   readonly #active = new Map<string, string>();
   readonly #concurrency: number;
   readonly #perUser: number;
+  readonly #onFailure: JobFailureHandler;
   #handler: JobHandler | null = null;
   #idle: (() => void)[] = [];
   #stopped = false;
   #served = 0;
 
-  constructor(options: { concurrency: number; perUser: number }) {
+  constructor(options: { concurrency: number; perUser: number; onFailure: JobFailureHandler }) {
     this.#concurrency = options.concurrency;
     this.#perUser = options.perUser;
+    this.#onFailure = options.onFailure;
   }
 
   start(handler: JobHandler): void {
@@ -99,8 +103,14 @@ export class EmbeddedQueue {
       const owner = this.#owners.get(ownerId) as OwnerQueue;
       owner.active++;
       this.#active.set(runId, ownerId);
-      void handler(runId)
-        .catch(() => {})
+      let job: Promise<void>;
+      try {
+        job = handler(runId);
+      } catch (error) {
+        job = Promise.reject(error);
+      }
+      void job
+        .catch((error: unknown) => this.#onFailure(runId, error))
         .finally(() => {
           this.#active.delete(runId);
           owner.active--;

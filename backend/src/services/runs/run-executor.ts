@@ -1,8 +1,12 @@
 // The job processor: takes a run by its lease, loads it, runs the engine with the database
-// checkpointer and ledger (both fenced by the lease), and reports events and the ending.
+// checkpointer and ledger (both fenced by the lease), renews the lease while it runs, and records
+// events and the ending. No failure is dropped: each is logged with the run id, and a run that
+// fails because the database went away ends `error` (DATABASE_UNAVAILABLE) once it answers again.
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type { EngineConfig } from "../../core/config.js";
+import { AppError, type ErrorCode } from "../../core/errors.js";
 import type { Logger } from "../../core/logging.js";
 import { toEventError } from "../../engine/compiler/node-function.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
@@ -11,10 +15,12 @@ import { runStream } from "../../engine/runtime/runtime.js";
 import type { Database, RunRow } from "../../models/database.model.js";
 import { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
-import type { RunEventInput, RunRepository } from "../../repositories/run.repository.js";
+import type { RunEnding, RunEventInput, RunRepository } from "../../repositories/run.repository.js";
+import type { BackgroundMonitor } from "../background-monitor.js";
 import type { RunBus } from "./run-bus.js";
 
-const LEASE_TTL_MS = 5 * 60 * 1000;
+// Writing an ending the database refused is tried again after these waits (the last one repeats).
+const ENDING_RETRY_MS = [200, 500, 1000, 2000, 5000];
 const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
 
 export interface ExecutorDeps {
@@ -24,6 +30,9 @@ export interface ExecutorDeps {
   engine: EngineConfig;
   bus: RunBus;
   logger: Logger;
+  monitor: BackgroundMonitor;
+  /** How long a lease holds without renewal; the holder renews it every third of that. */
+  leaseTtlMs: number;
   resolverFor(ownerId: string): NonNullable<RunOptions["resolveWorkflow"]>;
   /** Opens the owner's stored credentials for the run (only theirs). */
   credentialsFor(ownerId: string): NonNullable<RunOptions["credentials"]>;
@@ -40,6 +49,17 @@ function eventRow(event: StudioEvent): RunEventInput {
     ts: event.ts,
     data: JSON.stringify(event.data),
   };
+}
+
+/** What one turn learned about its lease and the database while it ran. */
+interface TurnState {
+  leaseLost: boolean;
+  /** A write or read of this run that the database refused (it went away). */
+  databaseError: unknown;
+}
+
+function errorText(code: ErrorCode, details?: unknown): string {
+  return JSON.stringify({ code, message: new AppError(code).message, ...(details ? { details } : {}) });
 }
 
 function metricsOf(events: StudioEvent[], outcome: RunOutcome, startedAt: number) {
@@ -64,6 +84,8 @@ export class RunExecutor {
   readonly #deps: ExecutorDeps;
   readonly #workerId = `worker-${randomUUID()}`;
   readonly #running = new Map<string, AbortController>();
+  /** Stops endings that wait for the database to come back (shutdown). */
+  readonly #stopping = new AbortController();
 
   constructor(deps: ExecutorDeps) {
     this.#deps = deps;
@@ -76,20 +98,69 @@ export class RunExecutor {
     return controller !== undefined;
   }
 
+  /** Shutdown: endings still waiting for the database give up (the lease expires; another start takes the run over). */
+  stop(): void {
+    this.#stopping.abort();
+  }
+
   async execute(runId: string): Promise<void> {
-    const { runs, nodeResults, db, engine, bus, logger } = this.#deps;
-    const run = await runs.lease(runId, this.#workerId, LEASE_TTL_MS);
+    const { runs, monitor, leaseTtlMs } = this.#deps;
+    let run: RunRow | undefined;
+    try {
+      run = await runs.lease(runId, this.#workerId, leaseTtlMs);
+    } catch (error) {
+      // Still queued in the database: the sweeper queues it again once the database answers.
+      monitor.failed("run", "run not started: the database did not answer", error, { runId });
+      return;
+    }
+    // Ended, or leased by a live worker elsewhere: not ours to run.
     if (!run) return;
     const controller = new AbortController();
     this.#running.set(runId, controller);
+    const turn: TurnState = { leaseLost: false, databaseError: null };
+    const stopRenewing = this.#keepLease(run, controller, turn);
+    try {
+      const ending = await this.#turn(run, controller, turn);
+      stopRenewing();
+      if (ending && !turn.leaseLost) await this.#finish(run, ending.ending, ending.event);
+    } finally {
+      stopRenewing();
+      this.#running.delete(runId);
+    }
+  }
+
+  /**
+   * Runs the engine for one turn and says how the run ended; null when the lease was lost (the
+   * new holder writes the ending). The run timeout counts from the turn's start, which a worker
+   * taking over a crashed turn keeps: waiting for a person or paused never counts.
+   */
+  async #turn(
+    run: RunRow,
+    controller: AbortController,
+    turn: TurnState,
+  ): Promise<{ ending: RunEnding; event: Record<string, unknown> | null } | null> {
+    const { runs, nodeResults, db, engine, bus, logger, monitor } = this.#deps;
+    const runId = run.id;
     const startedAt = Date.now();
+    const turnStart = run.turn_started_at ? Date.parse(run.turn_started_at) : startedAt;
+    const budgetMs = Math.min(engine.runTimeoutMs, engine.runTimeoutMs - (startedAt - turnStart));
+    if (budgetMs <= 0) {
+      // Taken over after a crash, with the turn's time already spent: not run again.
+      const error = errorText("RUN_TIMEOUT");
+      return {
+        ending: { ...failedEnding(run, error), status: "timeout" },
+        event: { status: "timeout", error: JSON.parse(error) },
+      };
+    }
     const events: StudioEvent[] = [];
-    let leaseLost = false;
     try {
       const checkpointer = new DatabaseCheckpointSaver(db, { fence: { runId, leaseGen: run.lease_gen } });
-      const resume = await this.#resumeOf(run, checkpointer);
+      const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
+        turn.databaseError = error;
+        throw error;
+      });
       const generator = runStream(JSON.parse(run.document), resume ? null : JSON.parse(run.input), {
-        engine,
+        engine: { ...engine, runTimeoutMs: budgetMs },
         runId,
         mode: run.mode === "step" ? "step" : "full",
         resume,
@@ -104,9 +175,16 @@ export class RunExecutor {
         workflowId: run.workflow_id ?? undefined,
         onEvent: async (event) => {
           events.push(event);
-          if (leaseLost) return;
-          if (!(await runs.appendEvents(runId, run.lease_gen, [eventRow(event)]))) {
-            leaseLost = true;
+          if (turn.leaseLost) return;
+          let kept: boolean;
+          try {
+            kept = await runs.appendEvents(runId, run.lease_gen, [eventRow(event)]);
+          } catch (error) {
+            turn.databaseError = error;
+            throw error;
+          }
+          if (!kept) {
+            turn.leaseLost = true;
             controller.abort();
             return;
           }
@@ -116,41 +194,119 @@ export class RunExecutor {
       let next = await generator.next();
       while (!next.done) next = await generator.next();
       const outcome = next.value;
-      if (leaseLost) return;
-      const ended = await runs.end(runId, run.lease_gen, {
-        status: outcome.status,
-        state: JSON.stringify(outcome.state),
-        output: JSON.stringify(outcome.output),
-        error: outcome.error ? JSON.stringify(outcome.error) : null,
-        waiting: outcome.waiting ? JSON.stringify(outcome.waiting) : null,
-        expiresAt: outcome.waiting?.expires_at ?? null,
-        metrics: JSON.stringify(metricsOf(events, outcome, startedAt)),
-        finished: TERMINAL.has(outcome.status),
-      });
-      if (ended && TERMINAL.has(outcome.status)) {
-        await nodeResults.deleteRun(runId);
-        this.#deps.onEnded(runId);
-      }
+      if (turn.leaseLost) return null;
+      return {
+        ending: {
+          status: outcome.status,
+          state: JSON.stringify(outcome.state),
+          output: JSON.stringify(outcome.output),
+          error: outcome.error ? JSON.stringify(outcome.error) : null,
+          waiting: outcome.waiting ? JSON.stringify(outcome.waiting) : null,
+          expiresAt: outcome.waiting?.expires_at ?? null,
+          metrics: JSON.stringify(metricsOf(events, outcome, startedAt)),
+          finished: TERMINAL.has(outcome.status),
+        },
+        // The engine already reported the ending as an event.
+        event: null,
+      };
     } catch (error) {
-      // A workflow that no longer validates, or a lost lease inside the checkpointer.
-      logger.warn({ err: error, runId }, "run stopped");
       const reported = toEventError(error);
-      if (reported.code !== "LEASE_LOST") {
-        const ended = await runs.end(runId, run.lease_gen, {
-          status: "error",
-          state: null,
-          output: null,
-          error: JSON.stringify(reported),
-          waiting: null,
-          expiresAt: null,
-          metrics: null,
-          finished: true,
-        });
-        if (ended) this.#deps.onEnded(runId);
+      if (turn.leaseLost || reported.code === "LEASE_LOST") {
+        logger.warn({ runId }, "run taken over by another worker; this one stopped");
+        return null;
       }
-    } finally {
-      this.#running.delete(runId);
+      let text: string;
+      if (turn.databaseError) {
+        monitor.failed("run", "run failed: the database did not answer", error, { runId });
+        text = errorText("DATABASE_UNAVAILABLE", { reason: messageOf(turn.databaseError) });
+      } else {
+        // A workflow that no longer validates, or a credential that no longer opens.
+        logger.warn({ err: error, runId }, "run stopped");
+        text = JSON.stringify(reported);
+      }
+      return { ending: failedEnding(run, text), event: { status: "error", error: JSON.parse(text) } };
     }
+  }
+
+  /**
+   * Records the ending while the lease holds, trying again until the database takes it (or the
+   * server stops: the lease then expires and the next start takes the run over). `event` is the
+   * run_finished event to add when the engine did not report the ending itself.
+   */
+  async #finish(run: RunRow, ending: RunEnding, event: Record<string, unknown> | null): Promise<void> {
+    const { runs, nodeResults, logger, monitor } = this.#deps;
+    const runId = run.id;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (!(await runs.end(runId, run.lease_gen, ending))) {
+          logger.info({ runId }, "run ending not recorded: the run was cancelled or taken over meanwhile");
+          return;
+        }
+        if (attempt > 0)
+          logger.info({ runId, status: ending.status }, "run ending recorded after the database came back");
+        break;
+      } catch (error) {
+        if (attempt === 0)
+          monitor.failed("run", "run ending not recorded; trying again until the database answers", error, {
+            runId,
+            status: ending.status,
+          });
+        else logger.warn({ err: error, runId, attempt }, "run ending still not recorded");
+        if (this.#stopping.signal.aborted) return;
+        const wait = ENDING_RETRY_MS[Math.min(attempt, ENDING_RETRY_MS.length - 1)] as number;
+        await sleep(wait, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+        if (this.#stopping.signal.aborted) return;
+      }
+    }
+    if (event) {
+      await runs
+        .appendServiceEvent(runId, {
+          type: "run_finished",
+          node_id: null,
+          superstep: null,
+          ts: new Date().toISOString(),
+          data: JSON.stringify(event),
+        })
+        .catch((error: unknown) => monitor.failed("run", "run_finished event not recorded", error, { runId }));
+    }
+    if (!ending.finished) return;
+    await nodeResults
+      .deleteRun(runId)
+      .catch((error: unknown) => monitor.failed("run", "result ledger of an ended run not cleared", error, { runId }));
+    this.#deps.onEnded(runId);
+  }
+
+  /**
+   * Renews the lease every third of its TTL while the turn runs. A renewal the database refuses
+   * because another worker holds the run (or it was cancelled) stops the turn here, writing
+   * nothing more; one that fails (the database is away) is logged and tried again.
+   */
+  #keepLease(run: RunRow, controller: AbortController, turn: TurnState): () => void {
+    const { runs, logger, monitor, leaseTtlMs } = this.#deps;
+    let renewing = false;
+    const timer = setInterval(
+      () => {
+        if (renewing || turn.leaseLost) return;
+        renewing = true;
+        runs
+          .renewLease(run.id, run.lease_gen, leaseTtlMs)
+          .then(
+            (kept) => {
+              if (kept || turn.leaseLost) return;
+              turn.leaseLost = true;
+              logger.warn({ runId: run.id }, "lease lost: the run was cancelled or taken over; stopping it here");
+              controller.abort();
+            },
+            (error: unknown) => monitor.failed("run", "lease not renewed", error, { runId: run.id }),
+          )
+          .finally(() => {
+            renewing = false;
+          });
+      },
+      Math.max(10, Math.floor(leaseTtlMs / 3)),
+    );
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** What to hand the engine: a Human answer or a continue, or (after a crash) a continue. */
@@ -159,4 +315,22 @@ export class RunExecutor {
     const started = await checkpointer.getTuple({ configurable: { thread_id: run.id, checkpoint_ns: "" } });
     return started ? { kind: "continue" } : undefined;
   }
+}
+
+/** A final `error` (or, with the status changed, `timeout`) ending that keeps the state the run had. */
+function failedEnding(run: RunRow, error: string): RunEnding {
+  return {
+    status: "error",
+    state: run.state,
+    output: null,
+    error,
+    waiting: null,
+    expiresAt: null,
+    metrics: null,
+    finished: true,
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

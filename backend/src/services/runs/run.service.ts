@@ -14,8 +14,10 @@ import type { RunRow } from "../../models/database.model.js";
 import type { RunFilter, RunRepository } from "../../repositories/run.repository.js";
 import type { WorkflowRepository } from "../../repositories/workflow.repository.js";
 import type { PaginationQuery } from "../../schemas/common.schema.js";
+import type { BackgroundMonitor } from "../background-monitor.js";
 import { type Page, toPage } from "../page.js";
 import type { WorkflowService } from "../workflow.service.js";
+import type { CallbackDeliverer } from "./callback-deliverer.js";
 import { checkCallbackUrl } from "./callback-target.js";
 import type { EmbeddedQueue } from "./embedded-queue.js";
 import type { RunAdmission } from "./run-admission.js";
@@ -26,8 +28,13 @@ export type StudioEventView = StudioEvent;
 /** Who executes a run that can go on: the worker queue, or the caller (executeNow). */
 type Dispatch = "queue" | "caller";
 
-// A live worker ends its own run at STUDIO_RUN_TIMEOUT; the sweeper only steps in after this much more.
+// A live worker ends its own turn at STUDIO_RUN_TIMEOUT; the sweeper only steps in after this much more.
 const SWEEP_GRACE_MS = 60_000;
+// The sweeper looks at the runs this often, or twice per lease TTL when that is shorter, so a run
+// whose worker died is taken over soon after its lease expires.
+const SWEEP_EVERY_MS = 30_000;
+// At most this many runs queued again by one sweep (the next sweep takes the rest).
+const SWEEP_REQUEUE_LIMIT = 500;
 
 export interface TriggerRequest {
   input?: Record<string, unknown>;
@@ -74,7 +81,9 @@ export class RunService {
   readonly #engine: EngineConfig;
   readonly #bus: RunBus;
   readonly #egress: EgressClient;
-  readonly #onEnded: (runId: string) => void;
+  readonly #callbacks: CallbackDeliverer;
+  readonly #monitor: BackgroundMonitor;
+  readonly #leaseTtlMs: number;
   #sweeper: NodeJS.Timeout | null = null;
 
   constructor(deps: {
@@ -87,11 +96,16 @@ export class RunService {
     engine: EngineConfig;
     bus: RunBus;
     egress: EgressClient;
-    onEnded(runId: string): void;
+    /** Delivers the callbacks of ended runs (from the outbox their ending wrote). */
+    callbacks: CallbackDeliverer;
+    monitor: BackgroundMonitor;
+    leaseTtlMs: number;
   }) {
     this.#bus = deps.bus;
     this.#egress = deps.egress;
-    this.#onEnded = deps.onEnded;
+    this.#callbacks = deps.callbacks;
+    this.#monitor = deps.monitor;
+    this.#leaseTtlMs = deps.leaseTtlMs;
     this.#runs = deps.runs;
     this.#workflows = deps.workflows;
     this.#workflowService = deps.workflowService;
@@ -102,16 +116,25 @@ export class RunService {
   }
 
   /**
-   * Starts the worker loop and the sweeper, and queues the runs a crash left queued or running:
-   * they continue from their last checkpoint.
+   * Starts the worker loop, the sweeper and the callback deliveries, and queues the runs a crash
+   * left queued, or running with an expired lease: they continue from their last checkpoint. A run
+   * whose lease is live belongs to the process holding it (another server on the same database);
+   * the sweeper takes it over if that lease ever expires.
    */
-  async start(sweepEveryMs = 30_000): Promise<number> {
+  async start(sweepEveryMs = Math.min(SWEEP_EVERY_MS, Math.max(100, this.#leaseTtlMs / 2))): Promise<number> {
     this.#queue.start((runId) => this.#executor.execute(runId));
-    this.#sweeper = setInterval(() => void this.sweep().catch(() => {}), sweepEveryMs);
+    this.#sweeper = setInterval(
+      () =>
+        void this.sweep().catch((error: unknown) =>
+          this.#monitor.failed("sweeper", "sweep failed: the database did not answer", error),
+        ),
+      sweepEveryMs,
+    );
     this.#sweeper.unref();
-    const unfinished = await this.#runs.findUnfinished();
-    for (const run of unfinished) this.#queue.enqueue(run.id, run.owner_id);
-    return unfinished.length;
+    this.#callbacks.start();
+    const takeable = await this.#runs.findTakeable(new Date().toISOString());
+    for (const run of takeable) this.#queue.enqueue(run.id, run.owner_id);
+    return takeable.length;
   }
 
   /**
@@ -315,7 +338,7 @@ export class RunService {
       ts: new Date().toISOString(),
       data: JSON.stringify({ status: "cancelled", error: JSON.parse(error) }),
     });
-    this.#onEnded(id);
+    this.#callbacks.kick();
     return toRunView(moved);
   }
 
@@ -331,34 +354,59 @@ export class RunService {
         ts: new Date().toISOString(),
         data: JSON.stringify({ status: "expired", error: JSON.parse(error) }),
       });
-      this.#onEnded(id);
+      this.#callbacks.kick();
     }
     return Boolean(moved);
   }
 
   /**
-   * The sweeper: overdue waits become expired, and runs still running well past
-   * STUDIO_RUN_TIMEOUT (a stuck or abandoned worker; a live one stops itself) become timeout.
+   * The sweeper: overdue waits become expired; runs whose current turn has been running well past
+   * STUDIO_RUN_TIMEOUT (a stuck worker; a live one stops itself) become timeout, measured from the
+   * turn's start so that time spent waiting or paused never counts; and runs whose worker died
+   * (lease expired) or that a stopped process left queued are queued here. Returns how many runs
+   * it acted on. A failure with one run is logged and the sweep goes on with the others.
    */
   async sweep(now = new Date()): Promise<number> {
     let swept = 0;
-    for (const run of await this.#runs.findOverdueWaits(now.toISOString())) if (await this.expire(run.id)) swept++;
-    const startedBefore = new Date(now.getTime() - this.#engine.runTimeoutMs - SWEEP_GRACE_MS).toISOString();
-    for (const run of await this.#runs.findOverTime(startedBefore)) {
-      const error = JSON.stringify({ code: "RUN_TIMEOUT", message: new AppError("RUN_TIMEOUT").message });
-      if (!(await this.#runs.transition(run.id, ["running"], "timeout", { error }))) continue;
-      this.#executor.abort(run.id);
-      await this.#runs.appendServiceEvent(run.id, {
-        type: "run_finished",
-        node_id: null,
-        superstep: null,
-        ts: now.toISOString(),
-        data: JSON.stringify({ status: "timeout", error: JSON.parse(error) }),
-      });
-      this.#onEnded(run.id);
+    const each = async (runId: string, what: string, action: () => Promise<boolean>) => {
+      try {
+        if (await action()) swept++;
+      } catch (error) {
+        this.#monitor.failed("sweeper", `sweep could not ${what}`, error, { runId });
+      }
+    };
+    for (const run of await this.#runs.findOverdueWaits(now.toISOString())) {
+      await each(run.id, "expire a wait", () => this.expire(run.id));
+    }
+    const turnStartedBefore = new Date(now.getTime() - this.#engine.runTimeoutMs - SWEEP_GRACE_MS).toISOString();
+    for (const run of await this.#runs.findOverTime(turnStartedBefore)) {
+      await each(run.id, "time out a run", () => this.#timeOut(run.id, now));
+    }
+    const takeable = await this.#runs.findTakeable(now.toISOString(), {
+      queuedBefore: new Date(now.getTime() - this.#leaseTtlMs).toISOString(),
+      limit: SWEEP_REQUEUE_LIMIT,
+    });
+    for (const run of takeable) {
+      this.#queue.enqueue(run.id, run.owner_id);
       swept++;
     }
+    this.#monitor.swept(now);
     return swept;
+  }
+
+  async #timeOut(id: string, now: Date): Promise<boolean> {
+    const error = JSON.stringify({ code: "RUN_TIMEOUT", message: new AppError("RUN_TIMEOUT").message });
+    if (!(await this.#runs.transition(id, ["running"], "timeout", { error }))) return false;
+    this.#executor.abort(id);
+    await this.#runs.appendServiceEvent(id, {
+      type: "run_finished",
+      node_id: null,
+      superstep: null,
+      ts: now.toISOString(),
+      data: JSON.stringify({ status: "timeout", error: JSON.parse(error) }),
+    });
+    this.#callbacks.kick();
+    return true;
   }
 
   /** Resolves when the queue has nothing left to do (tests, shutdown). */
@@ -366,9 +414,12 @@ export class RunService {
     return this.#queue.idle();
   }
 
-  stop(): void {
+  /** Stops taking work; the callback deliveries in flight finish (the rest wait in the outbox). */
+  async stop(): Promise<void> {
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#queue.stop();
+    this.#executor.stop();
+    await this.#callbacks.stop();
   }
 
   async #owned(actor: Actor, id: string): Promise<RunRow> {
