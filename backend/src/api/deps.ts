@@ -66,6 +66,11 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
       "JWT_SECRET is not set: using a secret kept in the data dir; set it when several servers share the database",
     );
   }
+  if (config.redisUrl) {
+    logger.warn(
+      "REDIS_URL is set, but this version runs every run in its embedded queue; the Redis queue is not built yet",
+    );
+  }
   if (!config.encryptionKey && database.kind === "postgres") {
     logger.warn(
       "STUDIO_ENCRYPTION_KEY is not set: credentials are encrypted with a key kept in the data dir; set it when several servers share the database",

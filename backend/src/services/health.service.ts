@@ -22,7 +22,8 @@ export class HealthService {
       status: "ok",
       version: deps.version,
       db: deps.dbKind,
-      queue: deps.config.redisUrl ? "redis" : "memory",
+      // The Redis queue is not built yet: every run goes through the embedded queue.
+      queue: "memory",
       import_enabled: deps.config.enableImport,
     };
   }
