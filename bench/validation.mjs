@@ -55,7 +55,9 @@ const environment = (saved = {}) => ({
     openai: { configured: true, variable: "OPENAI_API_KEY" },
     anthropic: { configured: true, variable: "ANTHROPIC_API_KEY" },
   },
+  serverKeyNeeded: () => false,
   smtpConfigured: true,
+  credentialType: async () => undefined,
   maxSubgraphDepth: 5,
   resolveWorkflow: async (id, version) => saved[`${id}@${version}`],
 });
