@@ -101,3 +101,28 @@ export function sampleDocument(name = "Support triage") {
     ],
   };
 }
+
+/**
+ * Saves `document`, starts it through the hook route with a new API key, waits until the queue
+ * is idle, and reads back the run and its events.
+ */
+export async function runThroughHook(studio: TestStudio, session: Session, document: object) {
+  const workflowId = (
+    await studio.app.inject({ method: "POST", url: "/api/workflows", headers: session.auth, payload: document })
+  ).json().data.id;
+  const key = (
+    await studio.app.inject({ method: "POST", url: "/api/api-keys", headers: session.auth, payload: { name: "hook" } })
+  ).json().data.key;
+  const started = await studio.app.inject({
+    method: "POST",
+    url: `/api/hooks/workflows/${workflowId}/runs`,
+    headers: { authorization: `Bearer ${key}` },
+    payload: {},
+  });
+  if (started.statusCode !== 202) throw new Error(`hook refused: ${started.statusCode} ${started.body}`);
+  await studio.container.runs.idle();
+  const runId = started.json().data.run_id as string;
+  const run = await studio.app.inject({ method: "GET", url: `/api/runs/${runId}`, headers: session.auth });
+  const events = await studio.app.inject({ method: "GET", url: `/api/runs/${runId}/events`, headers: session.auth });
+  return { runId, run: run.json().data, runBody: run.body, eventsBody: events.body };
+}

@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
-import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
+import {
+  registerMember,
+  runThroughHook,
+  type Session,
+  setupOwner,
+  startTestStudio,
+  type TestStudio,
+} from "../../test/test-studio.js";
 
 const TOKEN = "crm-token-5d41402abc4b2a76";
 const OPENAI_KEY = "sk-proj-user-abcdef0123456789";
@@ -181,21 +188,7 @@ describe("stored credentials", () => {
       nodes: [httpTool("t", `${receiver.url}/crm`, "r", { credential_id: credential.id })],
       edges: [edge("start", "t")],
     };
-    const workflowId = (
-      await studio.app.inject({ method: "POST", url: "/api/workflows", headers: owner.auth, payload: document })
-    ).json().data.id;
-    const key = (
-      await studio.app.inject({ method: "POST", url: "/api/api-keys", headers: owner.auth, payload: { name: "run" } })
-    ).json().data.key;
-    const started = await studio.app.inject({
-      method: "POST",
-      url: `/api/hooks/workflows/${workflowId}/runs`,
-      headers: { authorization: `Bearer ${key}` },
-      payload: {},
-    });
-    expect(started.statusCode).toBe(202);
-    const runId = started.json().data.run_id;
-    await studio.container.runs.idle();
+    const { runId } = await runThroughHook(studio, owner, document);
 
     expect(receiver.requests.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     const run = await studio.app.inject({ method: "GET", url: `/api/runs/${runId}`, headers: owner.auth });

@@ -3,30 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
 import { createFakeOpenAI, type FakeServer } from "../../test/fake-openai-server.js";
-import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
+import { runThroughHook, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 const SERVER_KEY = "sk-server-secret-0123456789";
-
-async function runThroughHook(studio: TestStudio, owner: Session, document: object) {
-  const workflowId = (
-    await studio.app.inject({ method: "POST", url: "/api/workflows", headers: owner.auth, payload: document })
-  ).json().data.id;
-  const key = (
-    await studio.app.inject({ method: "POST", url: "/api/api-keys", headers: owner.auth, payload: { name: "e" } })
-  ).json().data.key;
-  const started = await studio.app.inject({
-    method: "POST",
-    url: `/api/hooks/workflows/${workflowId}/runs`,
-    headers: { authorization: `Bearer ${key}` },
-    payload: {},
-  });
-  expect(started.statusCode).toBe(202);
-  await studio.container.runs.idle();
-  const runId = started.json().data.run_id;
-  const run = await studio.app.inject({ method: "GET", url: `/api/runs/${runId}`, headers: owner.auth });
-  const events = await studio.app.inject({ method: "GET", url: `/api/runs/${runId}/events`, headers: owner.auth });
-  return { run: run.json().data, runBody: run.body, eventsBody: events.body };
-}
 
 const llmDocument = (baseUrl: string) => ({
   name: "model",
