@@ -1,23 +1,29 @@
 // Going on with a run from the command line, through the built bin: a one-step run continued
 // step by step, a Human wait answered, and the clear refusals when a run cannot go on that way.
+// Tests that start several processes in turn get a wider cap than the default 30 s (a busy
+// machine slows each start); none of them measures time.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, runSuperstep } from "./studio-process.js";
+import { assertBuilt, runSuperstep, type StudioProcess, startStudioProcess } from "./studio-process.js";
 import { KEYS, startInTerminal, type TerminalSession } from "./terminal-session.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "./test-studio.js";
 
 const examples = fileURLToPath(new URL("../../examples/", import.meta.url));
 const studios: TestStudio[] = [];
+const processes: StudioProcess[] = [];
 const terminals: TerminalSession[] = [];
 const dirs: string[] = [];
+
+const SLOW = { timeout: 120_000 };
 
 beforeAll(assertBuilt);
 
 afterEach(async () => {
   for (const terminal of terminals.splice(0)) terminal.kill();
+  await Promise.all(processes.splice(0).map((p) => p.stop()));
   await Promise.all(studios.splice(0).map((s) => s.close()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -52,7 +58,7 @@ function argsOf(command: string, dataDir: string): string[] {
 }
 
 describe("superstep run --continue", () => {
-  it("continues a one-step run recorded in the studio, step by step, until it ends ok", async () => {
+  it("continues a one-step run recorded in the studio, step by step, until it ends ok", SLOW, async () => {
     const { studio, owner, env } = await ownedStudio();
     const first = runSuperstep(["run", join(examples, "fan-out-join.json"), "--step", "--json"], env);
     expect(first.status, first.stderr).toBe(3);
@@ -86,7 +92,39 @@ describe("superstep run --continue", () => {
     expect(await runView(studio, owner, runId)).toMatchObject({ status: "ok", trigger: "cli" });
   });
 
-  it("prints the command on a readable run too", async () => {
+  it("continues while a studio serves the same database: the run's lease is free between steps", SLOW, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "superstep-cli-"));
+    dirs.push(dir);
+    const env = { STUDIO_DATA_DIR: dir };
+    const studio = await startStudioProcess(env);
+    processes.push(studio);
+    const setup = await fetch(`${studio.url}/api/auth/setup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@example.com", password: "owner-password" }),
+    });
+    const { token } = ((await setup.json()) as { data: { token: string } }).data;
+    let summary = jsonLines(
+      runSuperstep(["run", join(examples, "fan-out-join.json"), "--step", "--json"], env).stdout,
+    ).at(-1) as Record<string, unknown>;
+    const runId = summary.run_id as string;
+    for (let steps = 1; summary.status === "paused"; steps++) {
+      expect(steps).toBeLessThan(10);
+      const next = runSuperstep(argsOf(summary.continue_with as string, dir), env);
+      summary = jsonLines(next.stdout).at(-1) as Record<string, unknown>;
+      expect(next.status, next.stderr).toBe(summary.status === "ok" ? 0 : 3);
+    }
+    expect(summary.status).toBe("ok");
+    const seen = await fetch(`${studio.url}/api/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await seen.json()) as { data: object }).data).toMatchObject({
+      status: "ok",
+      trigger: "cli",
+      mode: "step",
+      state: { summary: "9 words, 35 letters" },
+    });
+  });
+
+  it("prints the command on a readable run too", SLOW, async () => {
     const { env } = await ownedStudio();
     const result = runSuperstep(["run", join(examples, "fan-out-join.json"), "--step"], env);
     expect(result.status).toBe(3);
@@ -104,7 +142,7 @@ describe("superstep run --continue", () => {
 });
 
 describe("superstep run --resume", () => {
-  it("answers a run waiting at a Human node, refusing an answer that does not fit the form", async () => {
+  it("answers a run waiting at a Human node, refusing an answer that does not fit the form", SLOW, async () => {
     const { studio, owner, env } = await ownedStudio();
     const waiting = runSuperstep(
       ["run", join(examples, "triage.json"), "--input", '{"message": "urgent: refund"}', "--json"],
@@ -238,7 +276,7 @@ describe("going on with a run that cannot go on that way", () => {
 });
 
 describe("runs kept in memory", () => {
-  it("says plainly that a run kept in memory cannot be continued later, and why", () => {
+  it("says plainly that a run kept in memory cannot be continued later, and why", SLOW, () => {
     const dir = mkdtempSync(join(tmpdir(), "superstep-cli-"));
     dirs.push(dir);
     const env = { STUDIO_DATA_DIR: dir };
@@ -265,7 +303,7 @@ describe("runs kept in memory", () => {
     );
   });
 
-  it("names --no-record and a database without an owner as the reasons", async () => {
+  it("names --no-record and a database without an owner as the reasons", SLOW, async () => {
     const studio = await startTestStudio();
     studios.push(studio);
     const env = { STUDIO_DATA_DIR: studio.config.dataDir };
@@ -305,7 +343,7 @@ describe("superstep run --workflows", () => {
 });
 
 describe("on a terminal", () => {
-  it("stops at a question on Ctrl+C with exit code 130, and the recorded run can be answered later", async () => {
+  it("stops at a question on Ctrl+C with exit code 130, and the recorded run can be answered later", SLOW, async () => {
     const { studio, owner, env } = await ownedStudio();
     const terminal = startInTerminal(["run", join(examples, "triage.json"), "--input", '{"message": "urgent"}'], env);
     terminals.push(terminal);
@@ -330,7 +368,7 @@ describe("on a terminal", () => {
     expect((await runView(studio, owner, runId)).state).toMatchObject({ approval: { approved: true, note: "fine" } });
   });
 
-  it("stops between steps on Ctrl+D with exit code 130; an in-memory run says it ends there", async () => {
+  it("stops between steps on Ctrl+D with exit code 130; an in-memory run says it ends there", SLOW, async () => {
     const dir = mkdtempSync(join(tmpdir(), "superstep-cli-"));
     dirs.push(dir);
     const terminal = startInTerminal(["run", join(examples, "fan-out-join.json"), "--step"], { STUDIO_DATA_DIR: dir });

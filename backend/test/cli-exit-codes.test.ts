@@ -13,6 +13,9 @@ const dirs: string[] = [];
 const studios: StudioProcess[] = [];
 const terminals: TerminalSession[] = [];
 
+// Each case starts the command several times; a busy machine slows each start (nothing here measures time).
+const SLOW = { timeout: 120_000 };
+
 beforeAll(assertBuilt);
 
 afterEach(async () => {
@@ -37,14 +40,14 @@ function workflowFile(document: unknown): string {
 const env = () => ({ STUDIO_DATA_DIR: tempDir() });
 
 describe("exit codes", () => {
-  it("0: a valid workflow, a run that ends ok, help", () => {
+  it("0: a valid workflow, a run that ends ok, help", SLOW, () => {
     expect(runSuperstep(["validate", join(examples, "hello.json")], env()).status).toBe(EXIT.OK);
     expect(runSuperstep(["run", join(examples, "hello.json")], env()).status).toBe(EXIT.OK);
     expect(runSuperstep(["help"], env()).status).toBe(EXIT.OK);
     expect(EXIT.OK).toBe(0);
   });
 
-  it("1: the same invalid document for validate and run, and input that does not fit", () => {
+  it("1: the same invalid document for validate and run, and input that does not fit", SLOW, () => {
     const broken = workflowFile({ name: "broken", nodes: [], edges: [{ id: "e", source: "start", target: "ghost" }] });
     const validate = runSuperstep(["validate", broken], env());
     const run = runSuperstep(["run", broken], env());
@@ -58,7 +61,7 @@ describe("exit codes", () => {
     expect(EXIT.INVALID).toBe(1);
   });
 
-  it("2: bad arguments, an unreadable file, bad JSON, a bad setting", () => {
+  it("2: bad arguments, an unreadable file, bad JSON, a bad setting", SLOW, () => {
     const cases: [string[], Record<string, string>, string][] = [
       [["launch"], {}, 'unknown command "launch"'],
       [[], {}, "Usage: superstep <command>"],
@@ -76,7 +79,7 @@ describe("exit codes", () => {
     expect(EXIT.USAGE).toBe(2);
   });
 
-  it("3: a run that waits for a person, or is paused after a step", () => {
+  it("3: a run that waits for a person, or is paused after a step", SLOW, () => {
     const waiting = runSuperstep(["run", join(examples, "triage.json"), "--input", '{"message": "urgent"}'], env());
     expect(waiting.status).toBe(EXIT.WAITING);
     expect(waiting.stdout).toContain("waiting for a person at approve");
@@ -86,7 +89,7 @@ describe("exit codes", () => {
     expect(EXIT.WAITING).toBe(3);
   });
 
-  it("4: a run that ends without success", () => {
+  it("4: a run that ends without success", SLOW, () => {
     // An HTTP tool to a loopback address the egress policy refuses: the node fails, nothing is sent.
     const failing = workflowFile({
       name: "fails",
@@ -109,7 +112,7 @@ describe("exit codes", () => {
     expect(EXIT.RUN_FAILED).toBe(4);
   });
 
-  it("5: the command cannot do its work (a port in use, a database that does not answer)", async () => {
+  it("5: the command cannot do its work (a port in use, a database that does not answer)", SLOW, async () => {
     const first = await startStudioProcess({ STUDIO_DATA_DIR: tempDir() });
     studios.push(first);
     const port = new URL(first.url).port;
@@ -126,7 +129,7 @@ describe("exit codes", () => {
     expect(EXIT.FAILED).toBe(5);
   });
 
-  it("130: stopped at a question with Ctrl+D", async () => {
+  it("130: stopped at a question with Ctrl+D", SLOW, async () => {
     const terminal = startInTerminal(["run", join(examples, "triage.json"), "--input", '{"message": "urgent"}'], env());
     terminals.push(terminal);
     await terminal.waitFor(/approved \* \(boolean\): /);
