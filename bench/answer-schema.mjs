@@ -6,7 +6,9 @@ import {
   checkAnswer,
   MAX_ANSWER_SCHEMA_BYTES,
   MAX_ANSWER_SCHEMA_NODES,
+  MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION,
 } from "../backend/dist/engine/providers/answer-schema.js";
+import { validateWorkflow } from "../backend/dist/engine/validator/validator.js";
 
 const ms = (start) => (performance.now() - start).toFixed(1);
 
@@ -131,3 +133,46 @@ for (const format of ["date-time", "duration", "email", "hostname", "uri", "ipv6
   const found = checkAnswer({ v: `${"1a.@".repeat(long / 4)}!` }, schema);
   console.log(`format ${format} on a 1,000,000-character answer: ${ms(start)} ms (${found.length} problem)`);
 }
+
+// One validation at the per-call budget: a workflow whose LLM nodes carry as many of the costliest
+// schemas (flat properties at the limits, none compiled before) as the budget allows.
+const perSchema = containers(flat);
+const count = Math.floor(MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION / perSchema);
+const document = {
+  name: "schemas at the budget",
+  state: [{ name: "answer", type: "object" }],
+  nodes: Array.from({ length: count }, (_, n) => ({
+    id: `ask${n}`,
+    type: "llm",
+    position: { x: 0, y: 0 },
+    data: {
+      model: "gpt-4o-mini",
+      base_url: "http://127.0.0.1:1/v1",
+      prompt: "?",
+      json_schema: largest((k) => shapes["flat properties"](k, `budget ${n}`)),
+      output_field: "answer",
+    },
+  })),
+  edges: Array.from({ length: count }, (_, n) => ({
+    id: `e${n}`,
+    source: n ? `ask${n - 1}` : "start",
+    target: `ask${n}`,
+  })),
+};
+const environment = {
+  codeMode: "off",
+  providers: {
+    openai: { configured: true, variable: "OPENAI_API_KEY" },
+    anthropic: { configured: true, variable: "ANTHROPIC_API_KEY" },
+  },
+  serverKeyNeeded: () => false,
+  smtpConfigured: true,
+  maxSubgraphDepth: 5,
+  credentialType: async () => undefined,
+  resolveWorkflow: async () => undefined,
+};
+start = performance.now();
+const result = await validateWorkflow(document, environment);
+console.log(
+  `a workflow with ${count} such schemas (${count * perSchema} of the ${MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION} objects and arrays one validation may compile): validated in ${ms(start)} ms, ${result.ok ? "valid" : "not valid"}, the event loop given back ${result.stats.pauses} times`,
+);

@@ -11,6 +11,7 @@ import {
   MAX_ANSWER_SCHEMA_BYTES,
   MAX_ANSWER_SCHEMA_DEPTH,
   MAX_ANSWER_SCHEMA_NODES,
+  MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION,
 } from "./answer-schema.js";
 
 const VERDICT = {
@@ -332,5 +333,43 @@ describe("in a workflow", () => {
     expect(invalid.ok ? [] : invalid.problems.map((p) => p.message)).toEqual([
       "nodes.0.data.json_schema: the schema is not valid JSON Schema (2020-12) at /properties/a/type: must be equal to one of the allowed values",
     ]);
+  });
+
+  it("budgets the schemas one validation compiles; the answer does not depend on the cache", async () => {
+    // Schemas of 499 objects and arrays each (the schema, its properties, 497 properties).
+    const big = (n: number) => ({
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 497 }, (_, i) => [`n${n}_f${i}`, { type: "number" }])),
+    });
+    const fits = Math.floor(MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION / 499);
+    const document = {
+      name: "many schemas",
+      state: [{ name: "answer", type: "object", reducer: "merge" }],
+      nodes: Array.from({ length: fits + 1 }, (_, n) => ({
+        id: `ask${n}`,
+        type: "llm",
+        position: { x: 0, y: 0 },
+        data: { model: "gpt-4o-mini", prompt: "Judge it.", json_schema: big(n), output_field: "answer" },
+      })),
+      edges: Array.from({ length: fits + 1 }, (_, n) => ({
+        id: `e${n}`,
+        source: n === 0 ? "start" : `ask${n - 1}`,
+        target: `ask${n}`,
+      })),
+    };
+    for (let round = 0; round < 2; round++) {
+      const result = await validateWorkflow(document, env);
+      expect(result.ok ? [] : result.problems).toEqual([
+        {
+          code: "NODE_DATA_INVALID",
+          node_id: `ask${fits}`,
+          path: `nodes.${fits}.data.json_schema`,
+          message: `nodes.${fits}.data.json_schema: the structured-answer schemas of this workflow and its subgraphs hold more than 4,000 objects and arrays together; make them smaller or use fewer`,
+        },
+      ]);
+    }
+    // One fewer node fits.
+    const smaller = { ...document, nodes: document.nodes.slice(0, fits), edges: document.edges.slice(0, fits) };
+    expect((await validateWorkflow(smaller, env)).ok).toBe(true);
   });
 });

@@ -23,6 +23,11 @@ export const MAX_ANSWER_SCHEMA_DEPTH = 32;
  * thread in proportion to them (bench/answer-schema.mjs measures it at this limit).
  */
 export const MAX_ANSWER_SCHEMA_NODES = 500;
+/**
+ * The most objects and arrays the schemas checked by one validation may hold together (the
+ * workflow's and its subgraphs'), so that one document full of schemas cannot cost seconds.
+ */
+export const MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION = 4_000;
 /** Problems listed for one answer before the rest are only counted. */
 export const MAX_ANSWER_PROBLEMS = 20;
 /** Compiled schemas kept (least recently used ones are dropped first). */
@@ -107,19 +112,38 @@ function compilerFor(): Ajv2020 {
   return ajv;
 }
 
-/** What is too big about a JSON value's objects and arrays, counted without recursion; or null. */
-function sizeProblem(value: unknown): string | null {
+/** Objects and arrays in a JSON value, counted without recursion up to `stopAt`, and its depth. */
+function measure(value: unknown, stopAt: number): { nodes: number; depth: number } {
   const stack: [unknown, number][] = [[value, 1]];
   let nodes = 0;
-  while (stack.length > 0) {
+  let deepest = 0;
+  while (stack.length > 0 && nodes < stopAt && deepest <= MAX_ANSWER_SCHEMA_DEPTH) {
     const [item, depth] = stack.pop() as [unknown, number];
     if (item === null || typeof item !== "object") continue;
-    if (depth > MAX_ANSWER_SCHEMA_DEPTH)
-      return `nests objects and arrays more than ${MAX_ANSWER_SCHEMA_DEPTH} levels deep`;
-    if (++nodes > MAX_ANSWER_SCHEMA_NODES)
-      return `holds more than ${MAX_ANSWER_SCHEMA_NODES} objects and arrays; split the answer over several nodes`;
+    nodes++;
+    deepest = Math.max(deepest, depth);
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
+  return { nodes, depth: deepest };
+}
+
+/**
+ * What compiling a schema costs, in objects and arrays; 0 for one refused before compiling
+ * (too many of them, too deep, or not an object).
+ */
+export function answerSchemaCost(schema: unknown): number {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return 0;
+  const { nodes, depth } = measure(schema, MAX_ANSWER_SCHEMA_NODES + 1);
+  return nodes > MAX_ANSWER_SCHEMA_NODES || depth > MAX_ANSWER_SCHEMA_DEPTH ? 0 : nodes;
+}
+
+/** What is too big about a JSON value's objects and arrays; or null. */
+function sizeProblem(value: unknown): string | null {
+  const { nodes, depth } = measure(value, MAX_ANSWER_SCHEMA_NODES + 1);
+  if (depth > MAX_ANSWER_SCHEMA_DEPTH)
+    return `nests objects and arrays more than ${MAX_ANSWER_SCHEMA_DEPTH} levels deep`;
+  if (nodes > MAX_ANSWER_SCHEMA_NODES)
+    return `holds more than ${MAX_ANSWER_SCHEMA_NODES} objects and arrays; split the answer over several nodes`;
   return null;
 }
 

@@ -1,7 +1,9 @@
 // Checks the nodes one by one: unique ids, reserved names, one Start and one End at most, and
-// data that matches the node's type (parsed into a typed node).
+// data that matches the node's type (parsed into a typed node). Structured-answer schemas are
+// compiled while the data is parsed, so their total size is budgeted per validation call first.
 import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
 import { NODE_DATA } from "../nodes/node-data.schema.js";
+import { answerSchemaCost, MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION } from "../providers/answer-schema.js";
 import type { GraphModel } from "./graph-model.js";
 import { zodPath } from "./issue-path.js";
 import { type ProblemList, problem } from "./problem-list.js";
@@ -9,12 +11,32 @@ import type { StateFields } from "./state-field-checks.js";
 import type { TimeSlicer } from "./time-slicer.js";
 import type { TypedNode } from "./validation-types.js";
 
+/** The structured-answer schemas one validation call may still compile, in objects and arrays. */
+export interface AnswerSchemaBudget {
+  answerSchemaBudget: number;
+}
+
+/**
+ * Whether a node's structured-answer schema fits what is left of the call's budget (and takes its
+ * share). Charged whether or not the schema is compiled already, so the answer never depends on
+ * what an earlier validation left in the cache.
+ */
+function chargeAnswerSchema(data: unknown, budget: AnswerSchemaBudget): boolean {
+  const schema =
+    data !== null && typeof data === "object" ? (data as { json_schema?: unknown }).json_schema : undefined;
+  const cost = answerSchemaCost(schema);
+  if (cost > budget.answerSchemaBudget) return false;
+  budget.answerSchemaBudget -= cost;
+  return true;
+}
+
 /** Node id → the node with its parsed data; a node whose data does not parse is left out. */
 export async function checkNodes(
   document: WorkflowDocument,
   fields: StateFields,
   problems: ProblemList,
   slicer: TimeSlicer,
+  budget: AnswerSchemaBudget,
 ): Promise<Map<string, TypedNode>> {
   const typed = new Map<string, TypedNode>();
   const seenIds = new Set<string>();
@@ -30,6 +52,17 @@ export async function checkNodes(
     }
     if (fields.byName.has(node.id))
       problems.push(problem("NODE_ID_IS_STATE_FIELD", { node_id: node.id, path: `nodes.${i}.id` }));
+    if (node.type === "llm" && !chargeAnswerSchema(node.data, budget)) {
+      const path = `nodes.${i}.data.json_schema`;
+      problems.push(
+        problem(
+          "NODE_DATA_INVALID",
+          { node_id: node.id, path },
+          `${path}: the structured-answer schemas of this workflow and its subgraphs hold more than ${MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION.toLocaleString("en-US")} objects and arrays together; make them smaller or use fewer`,
+        ),
+      );
+      continue;
+    }
     const data = NODE_DATA[node.type].safeParse(node.data);
     if (!data.success) {
       for (const issue of data.error.issues) {

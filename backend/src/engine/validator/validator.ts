@@ -67,7 +67,7 @@ async function validateDocument(raw: unknown, run: ValidationRun, lineage: Linea
   }
   const document = parsed.data;
   const fields = await checkStateFields(document, problems, slicer);
-  const nodes = await checkNodes(document, fields, problems, slicer);
+  const nodes = await checkNodes(document, fields, problems, slicer, run);
   const model = buildGraphModel(document);
   addImplicitEnds(nodes, model);
   await checkEdges(document, model, problems, slicer);
