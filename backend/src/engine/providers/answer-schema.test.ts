@@ -266,6 +266,12 @@ describe("hostile schemas", () => {
     );
   });
 
+  it("leaves alone a $defs entry nothing refers to: it is never compiled, so its pattern never runs", () => {
+    const schema = { type: "object", properties: { a: { type: "string" } }, $defs: { unused: { pattern: evil } } };
+    expect(answerSchemaProblem(schema)).toBeNull();
+    expect(checkAnswer({ a: `${"a".repeat(50_000)}!` }, schema)).toEqual([]);
+  });
+
   it("accepts a property that is merely named pattern", () => {
     const schema = { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] };
     expect(answerSchemaProblem(schema)).toBeNull();

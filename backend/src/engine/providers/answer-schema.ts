@@ -3,7 +3,8 @@
 // - it is refused when a workflow is validated unless it is valid JSON Schema describing an
 //   object, small (the MAX_ANSWER_SCHEMA_* limits bound the time compiling it takes) and free of
 //   unknown keywords;
-// - `pattern` and `patternProperties` are refused wherever they appear: they would run the
+// - `pattern` and `patternProperties` are refused in every part of the schema that checks answers
+//   (a `$defs` entry nothing refers to is never compiled, so never run): they would run the
 //   author's regular expressions on the server against a model's answer (ReDoS). `format` is
 //   checked by linear-time code (answer-formats.ts) for the formats listed there, and refused for
 //   any other;
@@ -38,7 +39,7 @@ const REFUSED_KEYWORDS = ["pattern", "patternProperties"] as const;
 const OPTIONS = {
   allErrors: true,
   strict: true,
-  // Reported as problems with the schema's types or tuples would refuse schemas models accept.
+  // Ajv's stricter rules on types and tuples would refuse schemas the providers accept.
   strictTypes: false,
   strictTuples: false,
   strictRequired: false,
