@@ -86,7 +86,7 @@ describe("superstep command", () => {
     const first = await start({ STUDIO_DATA_DIR: dataDir() });
     const port = new URL(first.url).port;
     const result = runSuperstep(["start"], { STUDIO_DATA_DIR: dataDir(), STUDIO_PORT: port });
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(5);
     expect(result.stderr).toContain(`127.0.0.1:${port} is already in use`);
   });
 
@@ -216,9 +216,9 @@ describe("superstep command", () => {
     expect(result.stdout).toContain("waiting for a person at approve");
   });
 
-  it("refuses bad input to run with exit code 2", () => {
+  it("refuses input that does not fit with exit code 1, bad arguments with exit code 2", () => {
     const badInput = runSuperstep(["run", join(examples, "triage.json"), "--input", '{"nope": 1}'], {});
-    expect(badInput.status).toBe(2);
+    expect(badInput.status).toBe(1);
     expect(badInput.stderr).toContain("nope");
     const badJson = runSuperstep(["run", join(examples, "triage.json"), "--input", "{oops"], {});
     expect(badJson.status).toBe(2);

@@ -1,6 +1,7 @@
 // The docs move with the code: every error code and every setting is documented in both languages.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { EXIT } from "../src/cli/exit-codes.js";
 import { CATALOG, VALIDATION_CATALOG } from "../src/core/errors.js";
 
 const doc = (path: string) => readFileSync(new URL(`../../docs/${path}`, import.meta.url), "utf8");
@@ -29,5 +30,13 @@ describe.each(["en", "vi"])("docs/%s", (lang) => {
     const text = doc(`${lang}/configuration.md`);
     const missing = settings.filter((name) => !text.includes(`\`${name}\``));
     expect(missing).toEqual([]);
+  });
+});
+
+describe.each(["README.md", "docs/en/runtime.md", "docs/vi/runtime.md"])("%s", (path) => {
+  it("has the exit-code table of the superstep command, every code and no other", () => {
+    const text = readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
+    const rows = [...text.matchAll(/^\| `(\d+)` +\|/gm)].map((m) => Number(m[1]));
+    expect(rows).toEqual(Object.values(EXIT));
   });
 });

@@ -1,30 +1,46 @@
-// The `superstep` command. Later commands (worker, run, validate) join the table below.
+// The `superstep` command. Each command's module is loaded only when it runs (inside the error
+// handling, so even a failure to load one exits with a code from the table in exit-codes.ts).
 import { AppError } from "../core/errors.js";
-import { migrateCommand } from "./migrate.command.js";
-import { rotateKeyCommand } from "./rotate-key.command.js";
-import { runCommand } from "./run.command.js";
-import { startCommand } from "./start.command.js";
-import { validateCommand } from "./validate.command.js";
-import { UsageError } from "./workflow-file.js";
+import { EXIT, EXIT_SUMMARY, exitForError } from "./exit-codes.js";
 
-const COMMANDS: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
-  start: { summary: "migrate the database, then serve the UI and API", run: startCommand },
-  migrate: { summary: "apply database migrations and exit", run: migrateCommand },
-  validate: { summary: "check a workflow file (exit 1 when it is not valid)", run: validateCommand },
-  run: { summary: "run a workflow file: run FILE --input JSON [--json] [--step]", run: runCommand },
+type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  start: {
+    summary: "migrate the database, then serve the UI and API",
+    load: async () => (await import("./start.command.js")).startCommand,
+  },
+  migrate: {
+    summary: "apply database migrations and exit",
+    load: async () => (await import("./migrate.command.js")).migrateCommand,
+  },
+  validate: {
+    summary: "check a workflow file: validate FILE [--json] [--workflows DIR]",
+    load: async () => (await import("./validate.command.js")).validateCommand,
+  },
+  run: {
+    summary:
+      "run a workflow file: run FILE --input JSON [--json] [--step]; go on with a recorded run: " +
+      "run --continue RUN_ID, run --resume RUN_ID --input JSON",
+    load: async () => (await import("./run.command.js")).runCommand,
+  },
   "rotate-key": {
     summary: "re-encrypt stored credentials with a new key (stop the studio first)",
-    run: rotateKeyCommand,
+    load: async () => (await import("./rotate-key.command.js")).rotateKeyCommand,
   },
 };
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)}${c.summary}`);
+  const codes = EXIT_SUMMARY.map(([code, meaning]) => `  ${String(code).padEnd(5)}${meaning}`);
   return [
     "Usage: superstep <command>",
     "",
     "Commands:",
     ...lines,
+    "",
+    "Exit codes (every command):",
+    ...codes,
     "",
     "Settings come from environment variables; see docs/en/configuration.md.",
   ].join("\n");
@@ -34,29 +50,21 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (!name || name === "help" || name === "--help" || name === "-h") {
     console.log(usage());
-    return name ? 0 : 2;
+    return name ? EXIT.OK : EXIT.USAGE;
   }
   const command = COMMANDS[name];
   if (!command) {
     console.error(`superstep: unknown command "${name}"\n\n${usage()}`);
-    return 2;
+    return EXIT.USAGE;
   }
   try {
-    return await command.run(args);
+    return await (await command.load())(args);
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
-    ) {
-      console.error(`superstep: ${error.message}`);
-      return 2;
-    }
-    if (error instanceof AppError && error.code === "CONFIG_INVALID") {
-      console.error(`superstep: ${error.message}`);
-      return 2;
-    }
-    console.error("superstep:", error instanceof Error ? (error.stack ?? error.message) : error);
-    return 1;
+    const code = exitForError(error);
+    // Expected failures are one line; anything else keeps its stack for a bug report.
+    if (code !== EXIT.FAILED || error instanceof AppError) console.error(`superstep: ${(error as Error).message}`);
+    else console.error("superstep:", error instanceof Error ? (error.stack ?? error.message) : error);
+    return code;
   }
 }
 

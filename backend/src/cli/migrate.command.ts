@@ -1,5 +1,6 @@
 import { loadConfig } from "../core/config.js";
 import { migrateToLatest, openDatabase } from "../repositories/database.js";
+import { EXIT } from "./exit-codes.js";
 
 export async function migrateCommand(): Promise<number> {
   const config = loadConfig();
@@ -11,7 +12,7 @@ export async function migrateCommand(): Promise<number> {
         ? `Applied ${applied.join(", ")} (${database.kind}).`
         : `Database is up to date (${database.kind}).`,
     );
-    return 0;
+    return EXIT.OK;
   } finally {
     await database.close();
   }

@@ -7,6 +7,7 @@ import { forgetPreviousKeyFile, rotateKeyFile, SecretBox } from "../core/secret-
 import { CredentialRepository } from "../repositories/credential.repository.js";
 import { migrateToLatest, openDatabase } from "../repositories/database.js";
 import { CredentialService } from "../services/credential.service.js";
+import { EXIT } from "./exit-codes.js";
 
 export async function rotateKeyCommand(args: string[]): Promise<number> {
   parseArgs({ args, allowPositionals: false, options: {} });
@@ -29,12 +30,12 @@ export async function rotateKeyCommand(args: string[]): Promise<number> {
         `${unreadable.length} credential${unreadable.length === 1 ? "" : "s"} could not be opened with any key loaded ` +
           `(${unreadable.join(", ")}): ${keyFile ? "the previous key file is kept" : "add the key they were stored with to STUDIO_ENCRYPTION_KEY_PREVIOUS"} and run this again.`,
       );
-      return 1;
+      return EXIT.FAILED;
     }
     if (keyFile) forgetPreviousKeyFile(config.dataDir);
     else if (config.encryptionKeysPrevious.length > 0)
       console.log("Every credential uses the current key: STUDIO_ENCRYPTION_KEY_PREVIOUS can be removed.");
-    return 0;
+    return EXIT.OK;
   } finally {
     await database.close();
   }

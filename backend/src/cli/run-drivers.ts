@@ -1,6 +1,7 @@
 // Two ways `superstep run` executes a workflow. Recorded: in the studio's database, as a run of
-// the owner account with trigger `cli` (durable, listed with the other runs). Local: in memory
-// only, when the studio has no database or account yet (or with --no-record).
+// the owner account with trigger `cli` (durable, listed with the other runs, and continued or
+// answered later by id). Local: in memory only, when the studio has no database or account yet,
+// with --no-record, or with --workflows (subgraphs from files); such a run ends with the command.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
@@ -12,6 +13,17 @@ import type { HumanRequest } from "../engine/nodes/human.node.js";
 import type { StudioEvent } from "../engine/runtime/events.js";
 import { type RunOptions, runStream } from "../engine/runtime/runtime.js";
 import { SQLITE_FILE } from "../repositories/database.js";
+import type { RunView } from "../services/runs/run.service.js";
+
+/** Why a run is kept in memory only, in words for the user. */
+export const NOT_RECORDED = {
+  noRecord: "--no-record was given",
+  workflows:
+    "--workflows takes subgraphs from files, and a run recorded in the studio takes them from the studio's saved workflows",
+  noDatabase: (file: string) =>
+    `the studio has no database yet at ${file}; start the studio (superstep start) and create the owner account`,
+  noOwner: "the studio's database has no owner account yet; create it in the studio (POST /api/auth/setup)",
+} as const;
 
 export interface Turn {
   runId: string;
@@ -24,6 +36,8 @@ export interface Turn {
 export interface RunDriver {
   /** Where the run is kept, for the closing line. */
   readonly recorded: boolean;
+  /** For a run kept in memory only: why it is not recorded. */
+  readonly notRecordedBecause: string | null;
   start(document: unknown, input: unknown): Promise<Turn>;
   resume(answer: Record<string, unknown>): Promise<Turn>;
   continue(): Promise<Turn>;
@@ -36,15 +50,17 @@ type Show = (event: StudioEvent) => void;
 
 export class LocalDriver implements RunDriver {
   readonly recorded = false;
+  readonly notRecordedBecause: string;
   readonly #controller = new AbortController();
   readonly #base: RunOptions;
   readonly #show: Show;
   #document: unknown = null;
   #last: { runId: string; nextSeq: number } | null = null;
 
-  constructor(base: RunOptions, show: Show) {
+  constructor(base: RunOptions, show: Show, notRecordedBecause: string) {
     this.#base = { ...base, checkpointer: new MemorySaver(), signal: this.#controller.signal };
     this.#show = show;
+    this.notRecordedBecause = notRecordedBecause;
   }
 
   async #run(input: unknown, options: RunOptions): Promise<Turn> {
@@ -92,6 +108,7 @@ export class LocalDriver implements RunDriver {
 
 export class RecordedDriver implements RunDriver {
   readonly recorded = true;
+  readonly notRecordedBecause = null;
   readonly #container: Container;
   readonly #owner: Actor;
   readonly #mode: "full" | "step";
@@ -106,16 +123,29 @@ export class RecordedDriver implements RunDriver {
     this.#show = show;
   }
 
-  /** The studio's database, when it exists and has an owner account; otherwise null. */
-  static async open(config: Config, mode: "full" | "step", show: Show): Promise<RecordedDriver | null> {
-    if (!config.databaseUrl && !existsSync(join(config.dataDir, SQLITE_FILE))) return null;
+  /** The studio's database, when it exists and has an owner account; otherwise why not. */
+  static async open(
+    config: Config,
+    mode: "full" | "step",
+    show: Show,
+  ): Promise<{ driver: RecordedDriver } | { notRecordedBecause: string }> {
+    const file = join(config.dataDir, SQLITE_FILE);
+    if (!config.databaseUrl && !existsSync(file)) return { notRecordedBecause: NOT_RECORDED.noDatabase(file) };
     const container = await buildContainer(config, createLogger("silent"));
     const owner = await container.auth.ownerActor();
     if (!owner) {
       await container.close();
-      return null;
+      return { notRecordedBecause: NOT_RECORDED.noOwner };
     }
-    return new RecordedDriver(container, owner, mode, show);
+    return { driver: new RecordedDriver(container, owner, mode, show) };
+  }
+
+  /** Takes up a recorded run of the owner's, to continue or answer it (RUN_NOT_FOUND otherwise). */
+  async attach(runId: string): Promise<RunView> {
+    const run = await this.#container.runs.get(this.#owner, runId);
+    this.#runId = run.id;
+    this.#unsubscribe = this.#container.bus.subscribe(run.id, this.#show);
+    return run;
   }
 
   async #turn(): Promise<Turn> {

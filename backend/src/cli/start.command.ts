@@ -2,6 +2,7 @@ import { buildApp } from "../api/app.js";
 import { buildContainer } from "../api/deps.js";
 import { loadConfig } from "../core/config.js";
 import { createLogger } from "../core/logging.js";
+import { EXIT } from "./exit-codes.js";
 
 export async function startCommand(): Promise<number> {
   const config = loadConfig();
@@ -16,7 +17,7 @@ export async function startCommand(): Promise<number> {
       console.error(
         `superstep: ${config.host}:${config.port} is already in use; stop the other server or set STUDIO_PORT.`,
       );
-      return 1;
+      return EXIT.FAILED;
     }
     throw error;
   }
@@ -35,7 +36,7 @@ export async function startCommand(): Promise<number> {
       logger.info({ signal }, "shutting down");
       await app.close();
       await container.close();
-      resolve(0);
+      resolve(EXIT.OK);
     };
     process.once("SIGINT", () => void stop("SIGINT"));
     process.once("SIGTERM", () => void stop("SIGTERM"));

@@ -1,10 +1,13 @@
+// `superstep validate FILE`: lists every problem of a workflow file (exit 1 when it is not valid,
+// as `superstep run` does for the same file).
 import { parseArgs } from "node:util";
 import { loadConfig } from "../core/config.js";
 import { AppError } from "../core/errors.js";
 import { prepareWorkflow } from "../engine/runtime/runtime.js";
 import type { Problem } from "../engine/validator/validator.js";
+import { EXIT, UsageError } from "./exit-codes.js";
 import { formatProblems } from "./problems-printer.js";
-import { readJsonFile, readWorkflowFile, UsageError } from "./workflow-file.js";
+import { readJsonFile, readWorkflowFile } from "./workflow-file.js";
 
 export async function validateCommand(args: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -31,9 +34,9 @@ export async function validateCommand(args: string[]): Promise<number> {
       console.error(
         `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${formatProblems(problems)}`,
       );
-    return 1;
+    return EXIT.INVALID;
   }
   if (values.json) console.log(JSON.stringify({ valid: true, problems: [] }));
   else console.log(`${file}: valid`);
-  return 0;
+  return EXIT.OK;
 }

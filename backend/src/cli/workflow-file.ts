@@ -1,8 +1,7 @@
 // Reads a workflow document or a JSON value given on the command line.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-
-export class UsageError extends Error {}
+import { UsageError } from "./exit-codes.js";
 
 export async function readJsonFile(path: string): Promise<unknown> {
   let text: string;

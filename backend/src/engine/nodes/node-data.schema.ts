@@ -1,6 +1,7 @@
 // The data schema of every node type. The workflow document keeps `data` open; the validator
 // parses each node's data with the schema of its type.
 import { z } from "zod";
+import { answerSchemaProblem } from "../providers/answer-schema.js";
 
 const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: "must name a state field" });
 const label = z.string().trim().min(1).max(100);
@@ -38,8 +39,14 @@ export const llmData = z.strictObject({
   ...modelSettings,
   system: text(50_000).optional(),
   prompt: text(100_000).min(1),
-  /** JSON Schema of a structured answer; the parsed object is written to output_field. */
-  json_schema: z.record(z.string(), z.unknown()).optional(),
+  /** JSON Schema (2020-12) of a structured answer; the parsed object is written to output_field. */
+  json_schema: z
+    .record(z.string(), z.unknown())
+    .superRefine((schema, ctx) => {
+      const problem = answerSchemaProblem(schema);
+      if (problem) ctx.addIssue({ code: "custom", message: `the schema ${problem}` });
+    })
+    .optional(),
   output_field: fieldName,
 });
 

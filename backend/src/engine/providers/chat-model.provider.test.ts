@@ -6,7 +6,6 @@ import { createFakeOpenAI, type FakeReply, type FakeServer } from "../../../test
 import { parseEgressAllow } from "../../core/egress/egress-policy.js";
 import { AppError } from "../../core/errors.js";
 import {
-  checkJsonSchema,
   type ModelSettings,
   type ProviderConfig,
   type ProviderName,
@@ -325,19 +324,34 @@ describe("openai specifics", () => {
   });
 });
 
-describe("checkJsonSchema", () => {
-  it("checks type, required, properties, items and enum", () => {
-    const schema = {
-      type: "object",
-      required: ["a", "b"],
-      properties: { a: { type: "integer" }, c: { type: "array", items: { type: ["string", "null"] } } },
-    };
-    expect(checkJsonSchema({ a: 1, b: true, c: ["x", null] }, schema)).toEqual([]);
-    expect(checkJsonSchema({ a: 1.5, c: ["x", 2] }, schema)).toEqual([
-      "$.b is missing",
-      "$.a should be integer, not number",
-      "$.c[1] should be string or null, not integer",
-    ]);
-    expect(checkJsonSchema([], schema)).toEqual(["$ should be object, not array"]);
+describe("structured answers checked with Ajv", () => {
+  it("sends no request when the schema would run a regular expression", async () => {
+    const server = await fake("openai", () => ({ json: { name: "x" } }));
+    const hostile = { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } } };
+    const error = await structuredChat(
+      settings("openai"),
+      { prompt: "?" },
+      hostile,
+      providersFor("openai", server.url),
+    ).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toContain('json_schema uses "pattern" at /properties/name, which is not accepted');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("reports a format the answer breaks, with the model's output", async () => {
+    const server = await fake("anthropic", () => ({ json: { when: "next tuesday" } }));
+    const schema = { type: "object", properties: { when: { type: "string", format: "date" } }, required: ["when"] };
+    const error = await rejection(
+      structuredChat(settings("anthropic"), { prompt: "When?" }, schema, providersFor("anthropic", server.url)),
+    );
+    expect(error.code).toBe("LLM_OUTPUT_INVALID");
+    expect(error.details).toEqual({
+      provider: "anthropic",
+      problems: ['$.when should match format "date"'],
+      output: '{"when":"next tuesday"}',
+    });
   });
 });

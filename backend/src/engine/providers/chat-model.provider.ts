@@ -12,6 +12,7 @@ import type { EngineConfig } from "../../core/config.js";
 import { EgressClient, egressRefusalIn } from "../../core/egress/egress-client.js";
 import { EgressPolicy, type EgressRule, parseEgressRule } from "../../core/egress/egress-policy.js";
 import { AppError } from "../../core/errors.js";
+import { answerSchemaProblem, checkAnswer } from "./answer-schema.js";
 
 export type ProviderName = "openai" | "anthropic";
 
@@ -219,7 +220,7 @@ export async function streamChat(
   return { text, usage };
 }
 
-/** A structured answer that matches a JSON Schema (validated); no token streaming needed. */
+/** A structured answer that matches a JSON Schema (checked with Ajv, see answer-schema.ts); no token streaming needed. */
 export async function structuredChat(
   settings: ModelSettings,
   turn: ChatTurn,
@@ -227,6 +228,9 @@ export async function structuredChat(
   providers: ProviderConfig,
   signal?: AbortSignal,
 ): Promise<{ value: Record<string, unknown>; usage: TokenUsage }> {
+  // The validator refuses such schemas; this guards a caller that skipped it, before any request.
+  const unusable = answerSchemaProblem(jsonSchema);
+  if (unusable) throw new Error(`json_schema ${unusable}`);
   const { model, secret } = await openModel(settings, providers);
   // Function calling for both providers (a forced tool call named "answer"; Anthropic's
   // tool_use). For OpenAI it is preferred over `response_format: json_schema` because that
@@ -245,7 +249,7 @@ export async function structuredChat(
     throw providerError(error, settings.provider, secret, signal);
   }
   const { raw, parsed } = result;
-  const problems = isPlainObject(parsed) ? checkJsonSchema(parsed, jsonSchema) : ["the answer is not a JSON object"];
+  const problems = isPlainObject(parsed) ? checkAnswer(parsed, jsonSchema) : ["the answer is not a JSON object"];
   if (problems.length > 0 || !isPlainObject(parsed)) {
     throw new AppError(
       "LLM_OUTPUT_INVALID",
@@ -300,53 +304,6 @@ function providerError(error: unknown, provider: ProviderName, secret: string | 
   );
 }
 
-// A deliberately small JSON Schema checker (type, required, properties, items, enum): enough to
-// hold a model to the shape a node declared without adding a validator dependency.
-type Schema = Record<string, unknown>;
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
-}
-
-function hasType(value: unknown, type: string): boolean {
-  const actual = typeOf(value);
-  return actual === type || (type === "number" && actual === "integer");
-}
-
-export function checkJsonSchema(value: unknown, schema: Schema, path = "$"): string[] {
-  const problems: string[] = [];
-  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
-  if (types.length > 0 && !types.some((t) => typeof t === "string" && hasType(value, t))) {
-    return [`${path} should be ${types.join(" or ")}, not ${typeOf(value)}`];
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) {
-    problems.push(`${path} should be one of ${schema.enum.map((o) => JSON.stringify(o)).join(", ")}`);
-  }
-  if (isPlainObject(value)) {
-    if (Array.isArray(schema.required)) {
-      for (const key of schema.required) {
-        if (typeof key === "string" && !Object.hasOwn(value, key)) problems.push(`${path}.${key} is missing`);
-      }
-    }
-    if (isPlainObject(schema.properties)) {
-      for (const [key, sub] of Object.entries(schema.properties)) {
-        if (Object.hasOwn(value, key) && isPlainObject(sub))
-          problems.push(...checkJsonSchema(value[key], sub, `${path}.${key}`));
-      }
-    }
-  }
-  if (Array.isArray(value) && isPlainObject(schema.items)) {
-    const items = schema.items;
-    value.forEach((item, index) => {
-      problems.push(...checkJsonSchema(item, items, `${path}[${index}]`));
-    });
-  }
-  return problems;
 }

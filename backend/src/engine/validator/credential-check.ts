@@ -3,6 +3,7 @@ import type { ValidationCode } from "../../core/errors.js";
 import type { CredentialType } from "../../schemas/credential.schema.js";
 import type { NodeDataMap } from "../nodes/node-data.schema.js";
 import type { CredentialTypeLookup } from "../runtime/ports.js";
+import type { TimeSlicer } from "./time-slicer.js";
 
 type TypedNode = { [K in keyof NodeDataMap]: { id: string; type: K; data: NodeDataMap[K] } }[keyof NodeDataMap];
 interface CredentialProblem {
@@ -33,10 +34,12 @@ export function credentialUse(node: TypedNode): { id: string; types: readonly Cr
 export async function checkCredentials(
   nodes: Iterable<TypedNode>,
   typeOf: CredentialTypeLookup,
+  slicer?: TimeSlicer,
 ): Promise<CredentialProblem[]> {
   const problems: CredentialProblem[] = [];
   const types = new Map<string, Promise<CredentialType | undefined>>();
   for (const node of nodes) {
+    if (slicer?.due()) await slicer.pause();
     const use = credentialUse(node);
     if (!use) continue;
     if (!types.has(use.id)) types.set(use.id, typeOf(use.id));

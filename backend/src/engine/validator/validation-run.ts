@@ -2,6 +2,7 @@
 // the saved workflows it looked up and validated. A child workflow used by many Subgraph nodes is
 // fetched once per (workflow, version) and validated once per nesting depth, instead of once per
 // node, level after level (which grows exponentially with depth).
+import { MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION } from "../providers/answer-schema.js";
 import { TimeSlicer } from "./time-slicer.js";
 import type { ValidationEnvironment, ValidationResult, ValidationStats } from "./validation-types.js";
 
@@ -32,6 +33,8 @@ export class ValidationRun {
   readonly env: ValidationEnvironment;
   readonly slicer = new TimeSlicer();
   parallelWriteOperations = 0;
+  /** Objects and arrays of structured-answer schemas this call may still compile (see node-checks). */
+  answerSchemaBudget: number = MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION;
   readonly #validate: ValidateDocument;
   readonly #documents = new Map<string, Promise<unknown>>();
   readonly #children = new Map<string, Promise<ChildLookup>>();
