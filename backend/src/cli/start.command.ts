@@ -20,6 +20,12 @@ export async function startCommand(): Promise<number> {
     }
     throw error;
   }
+  const pause = config.engine.testPauseAt;
+  if (pause)
+    logger.warn(
+      { point: pause.point, nodeId: pause.nodeId },
+      "STUDIO_TEST_PAUSE_AT is set (a testing aid): runs stop for good at that point",
+    );
   const requeued = await container.runs.start();
   container.schedules.start();
   if (requeued > 0) logger.info({ runs: requeued }, "continuing runs left unfinished by the last stop");
