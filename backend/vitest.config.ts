@@ -24,6 +24,7 @@ export default defineConfig({
             "src/repositories/**/*.test.ts",
             "src/services/**/*.test.ts",
             "test/crash-recovery.test.ts",
+            "test/crash-kill-points.test.ts",
             "test/run-lease.test.ts",
             "test/callback-outbox.test.ts",
           ],

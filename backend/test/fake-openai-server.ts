@@ -18,6 +18,8 @@ export interface FakeReply {
   /** Pause before each streamed chunk, to let a test abort mid-stream. */
   delayMs?: number;
   usage?: { input_tokens: number; output_tokens: number };
+  /** Never answer: the request stays open until the client goes away (a test kills it meanwhile). */
+  hold?: boolean;
 }
 
 export interface RecordedRequest {
@@ -78,6 +80,7 @@ export async function createFakeOpenAI(options: FakeOpenAIOptions = {}): Promise
       return;
     }
     const answer = reply(record);
+    if (answer.hold) return;
     if (answer.status !== undefined && answer.status >= 400) {
       sendError(res, answer.status, answer.error ?? "fake failure");
       return;

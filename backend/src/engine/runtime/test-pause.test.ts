@@ -42,12 +42,12 @@ const chain = () => ({
 
 /** Resolves with the marker line the next pause writes to stderr. */
 function nextMarker(): Promise<string> {
-  const write = process.stderr.write.bind(process.stderr);
+  const write = process.stderr.write.bind(process.stderr) as (chunk: string | Uint8Array) => boolean;
   return new Promise((resolve) => {
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array, ...rest: never[]) => {
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
       const text = String(chunk);
       if (text.startsWith(TEST_PAUSE_MARKER)) resolve(text.trim());
-      else write(chunk, ...rest);
+      else write(chunk);
       return true;
     });
   });
