@@ -41,6 +41,8 @@ export async function startCommand(): Promise<number> {
       logger.info({ signal }, "shutting down");
       await app.close();
       await container.close();
+      // What could still keep the process from exiting (a timer or connection left behind).
+      logger.info({ pending: process.getActiveResourcesInfo() }, "stopped");
       resolve(0);
     };
     process.once("SIGINT", () => void stop("SIGINT"));
