@@ -107,9 +107,10 @@ describe("editor socket /ws/run", () => {
     const started = await client.waitFor((m) => m.type === "started");
     const waiting = await client.waitFor((m) => m.event?.type === "run_waiting");
     expect(waiting.event?.data).toMatchObject({ node_id: "ask", message: "OK?" });
+    // The event streams as it happens; the run's row says `waiting` once the turn has ended.
+    await studio.container.runs.idle();
     client.send({ type: "resume", run_id: started.run_id as string, input: { ok: true } });
     await client.waitFor((m) => m.event?.type === "run_finished");
-    // The event is streamed as it happens; the run's row records the ending just after.
     await studio.container.runs.idle();
     const seqs = client.messages.filter((m) => m.type === "event").map((m) => m.event?.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => (a as number) - (b as number)));
