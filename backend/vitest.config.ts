@@ -2,10 +2,14 @@ import { defineConfig } from "vitest/config";
 
 // Two projects: everything on the embedded SQLite database, and everything that touches the
 // database again on a real PostgreSQL (a throwaway cluster, or TEST_DATABASE_URL).
+// Tests order things with events and fake clocks, never with elapsed time; the time limits below
+// only end a test that is stuck, and are generous so that a busy machine is slow, never failing.
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    expect: { poll: { timeout: 30_000 } },
+    setupFiles: ["test/reap.setup.ts"],
     projects: [
       {
         extends: true,
@@ -24,6 +28,7 @@ export default defineConfig({
             "src/repositories/**/*.test.ts",
             "src/services/**/*.test.ts",
             "test/crash-recovery.test.ts",
+            "test/crash-kill-points.test.ts",
             "test/run-lease.test.ts",
             "test/callback-outbox.test.ts",
           ],

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, type StudioProcess, startStudioProcess } from "../backend/test/studio-process.js";
+import {
+  assertBuilt,
+  reapStudioProcesses,
+  type StudioProcess,
+  startStudioProcess,
+} from "../backend/test/studio-process.js";
 import { launchBrowser, SCREENSHOT_DIR } from "./browser.js";
 
 describe("the studio home page in a browser", () => {
@@ -21,6 +26,7 @@ describe("the studio home page in a browser", () => {
   afterAll(async () => {
     await browser?.close();
     await studio?.stop();
+    await reapStudioProcesses();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -60,9 +66,7 @@ describe("the studio home page in a browser", () => {
   it("serves the API reference page", async () => {
     const page = await browser.newPage();
     await page.goto(`${studio.url}/api/docs`);
-    await expect
-      .poll(() => page.locator(".swagger-ui .title").first().textContent(), { timeout: 15_000 })
-      .toContain("Superstep API");
+    await expect.poll(() => page.locator(".swagger-ui .title").first().textContent()).toContain("Superstep API");
     await page.screenshot({ path: join(SCREENSHOT_DIR, "api-docs.png") });
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../src/repositories/database.js";
 import { edge, type Receiver, startReceiver } from "./engine-harness.js";
 import { call, openStudioDatabase, setUp, until, waitForStatus } from "./studio-api.js";
-import { assertBuilt, type StudioProcess, startStudioProcess } from "./studio-process.js";
+import { assertBuilt, reapStudioProcesses, startStudioProcess } from "./studio-process.js";
 import { testDatabaseEnv } from "./test-database.js";
 
 const quick = { name: "quick", state: [{ name: "n", type: "number" }], nodes: [], edges: [edge("start", "end")] };
@@ -18,7 +18,6 @@ describe("callback outbox across a crash", () => {
   let env: Record<string, string>;
   let dropDatabase: () => Promise<void>;
   let database: DatabaseHandle | undefined;
-  const studios: StudioProcess[] = [];
 
   beforeAll(async () => {
     assertBuilt();
@@ -37,13 +36,13 @@ describe("callback outbox across a crash", () => {
       STUDIO_DATA_DIR: dataDir,
       STUDIO_LOG_FORMAT: "json",
       STUDIO_EGRESS_ALLOW: "127.0.0.1",
-      // The first retry is a minute away: the kill always comes before it.
-      STUDIO_CALLBACK_RETRY_BASE_MS: "60000",
+      // The first retry is an hour away: the kill always comes before it.
+      STUDIO_CALLBACK_RETRY_BASE_MS: "3600000",
       ...db.env,
     };
   });
   afterAll(async () => {
-    for (const studio of studios) studio.child.kill("SIGKILL");
+    await reapStudioProcesses();
     await receiver.close();
     await database?.close();
     await dropDatabase?.();
@@ -52,7 +51,6 @@ describe("callback outbox across a crash", () => {
 
   it("delivers a pending retry after a SIGKILL and a restart, once", async () => {
     const first = await startStudioProcess(env);
-    studios.push(first);
     const api = { base: first.url, token: "" };
     const { key, workflowIds } = await setUp(api, [quick]);
     const response = await call(
@@ -74,19 +72,16 @@ describe("callback outbox across a crash", () => {
       return row?.attempts === 1 ? row : undefined;
     });
     expect(waiting).toMatchObject({ status: "pending", claimed_by: null });
-    expect(Date.parse(waiting.next_attempt_at)).toBeGreaterThan(Date.now() + 30_000);
-    const exited = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));
-    first.child.kill("SIGKILL");
-    await exited;
+    expect(Date.parse(waiting.next_attempt_at)).toBeGreaterThan(Date.now() + 1800_000);
+    await first.kill();
 
-    // While the server is down, the minute passes (the retry time is moved, not waited for).
+    // While the server is down, the hour passes (the retry time is moved, not waited for).
     await db
       .updateTable("callback_outbox")
       .set({ next_attempt_at: new Date(Date.now() - 1000).toISOString() })
       .where("run_id", "=", runId)
       .execute();
     const second = await startStudioProcess(env);
-    studios.push(second);
     const delivered = await until("the retry to be delivered", async () => {
       const row = await outboxRow();
       return row?.status === "delivered" ? row : undefined;

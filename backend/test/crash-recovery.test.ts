@@ -3,34 +3,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { approvalWorkflow, edge, httpTool, type Receiver, startReceiver } from "./engine-harness.js";
-import { assertBuilt, type StudioProcess, startStudioProcess } from "./studio-process.js";
+import { call, type StudioApi, waitForStatus } from "./studio-api.js";
+import { assertBuilt, reapStudioProcesses, type StudioProcess, startStudioProcess } from "./studio-process.js";
 import { testDatabaseEnv } from "./test-database.js";
 
-interface Api {
-  base: string;
-  token: string;
+interface Api extends StudioApi {
   key: string;
-}
-
-async function call(api: Api, method: string, path: string, body?: unknown, auth = api.token) {
-  const response = await fetch(`${api.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as { data: Record<string, unknown> } };
-}
-
-async function waitForStatus(api: Api, runId: string, statuses: string[], timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const run = (await call(api, "GET", `/api/runs/${runId}`)).body.data;
-    if (statuses.includes(String(run.status))) return run;
-    if (Date.now() > deadline) throw new Error(`run ${runId} stayed ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe("crash recovery", () => {
@@ -48,13 +28,15 @@ describe("crash recovery", () => {
       if (killAt !== null && request.path === killAt) {
         killAt = null;
         studio?.child.kill("SIGKILL");
-        return { json: { never: "answered" }, delayMs: 60_000 };
+        return { hold: true };
       }
       return { json: { path: request.path, got: request.body } };
     });
   });
+  // Every studio a test started is gone before the next test, whatever happened in it.
+  afterEach(() => reapStudioProcesses());
   afterAll(async () => {
-    studio?.child.kill("SIGKILL");
+    await reapStudioProcesses();
     await receiver.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     for (const database of databases) await database.drop();
@@ -127,11 +109,11 @@ describe("crash recovery", () => {
     const runId = String(
       (await call(api, "POST", `/api/hooks/workflows/${workflowId}/runs`, {}, api.key)).body.data.run_id,
     );
-    await new Promise<void>((resolve) => studio?.child.once("exit", () => resolve()));
+    await studio?.exited;
 
     const restarted = await startStudio(dataDir);
     restarted.token = api.token;
-    const run = await waitForStatus(restarted, runId, ["ok", "error", "cancelled"]);
+    const run = await waitForStatus(restarted, runId, ["ok", "error", "cancelled"], 60_000);
     expect(run.status).toBe("ok");
     expect(run.state).toEqual(reference);
 
@@ -156,8 +138,7 @@ describe("crash recovery", () => {
       (await call(api, "POST", `/api/hooks/workflows/${workflowId}/runs`, {}, api.key)).body.data.run_id,
     );
     expect((await waitForStatus(api, runId, ["waiting"])).status).toBe("waiting");
-    studio?.child.kill("SIGKILL");
-    await new Promise<void>((resolve) => studio?.child.once("exit", () => resolve()));
+    await studio?.kill();
 
     const restarted = await startStudio(dataDir);
     restarted.token = api.token;

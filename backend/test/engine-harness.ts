@@ -40,14 +40,14 @@ export interface Receiver {
 }
 
 /**
- * A loopback HTTP server. `reply` decides each answer; by default it echoes
- * {"path", "body", "n"} as JSON.
+ * A loopback HTTP server. `reply` decides each answer (or holds the request unanswered); by
+ * default it echoes {"path", "body", "n"} as JSON.
  */
 export async function startReceiver(
-  reply: (
-    request: ReceivedRequest,
-    n: number,
-  ) => { status?: number; json?: unknown; text?: string; delayMs?: number } = (r, n) => ({
+  reply: (request: ReceivedRequest, n: number) => { status?: number; json?: unknown; text?: string; hold?: boolean } = (
+    r,
+    n,
+  ) => ({
     json: { path: r.path, body: r.body, n },
   }),
 ): Promise<Receiver> {
@@ -64,18 +64,16 @@ export async function startReceiver(
       const request = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body };
       requests.push(request);
       const answer = reply(request, requests.length);
-      const send = () => {
-        if (res.destroyed) return;
-        if (answer.text !== undefined) {
-          res.writeHead(answer.status ?? 200, { "content-type": "text/plain" }).end(answer.text);
-        } else {
-          res
-            .writeHead(answer.status ?? 200, { "content-type": "application/json" })
-            .end(JSON.stringify(answer.json ?? null));
-        }
-      };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
-      else send();
+      // Never answered: the connection stays open until the client goes away or the receiver closes.
+      if (answer.hold) return;
+      if (res.destroyed) return;
+      if (answer.text !== undefined) {
+        res.writeHead(answer.status ?? 200, { "content-type": "text/plain" }).end(answer.text);
+      } else {
+        res
+          .writeHead(answer.status ?? 200, { "content-type": "application/json" })
+          .end(JSON.stringify(answer.json ?? null));
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

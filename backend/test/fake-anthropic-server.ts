@@ -10,6 +10,7 @@ import {
   type RecordedRequest,
   recordRequest,
   splitTokens,
+  stall,
 } from "./fake-openai-server.js";
 
 export type { FakeReply, FakeServer, RecordedRequest };
@@ -32,6 +33,7 @@ export async function createFakeAnthropic(options: FakeAnthropicOptions = {}): P
       return;
     }
     const answer = reply(record);
+    if (answer.hold) return;
     if (answer.status !== undefined && answer.status >= 400) {
       const type = answer.status === 401 ? "authentication_error" : "api_error";
       sendError(res, answer.status, type, answer.error ?? "fake failure");
@@ -124,7 +126,8 @@ async function stream(res: ServerResponse, record: RecordedRequest, answer: Fake
     content_block:
       tool !== null ? { type: "tool_use", id: "toolu_fake", name: tool, input: {} } : { type: "text", text: "" },
   });
-  for (const token of tokens) {
+  for (const [i, token] of tokens.entries()) {
+    if (i === answer.stallAfter) return stall(res);
     if (answer.delayMs) await sleep(answer.delayMs);
     if (res.destroyed) return; // the client hung up: stop like a real server would
     send("content_block_delta", {

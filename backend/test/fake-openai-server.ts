@@ -15,9 +15,13 @@ export interface FakeReply {
   /** An HTTP error status; `error` is the message in the OpenAI error body. */
   status?: number;
   error?: string;
-  /** Pause before each streamed chunk, to let a test abort mid-stream. */
+  /** Pause before each streamed chunk. */
   delayMs?: number;
+  /** Stream this many tokens, then nothing more until the client hangs up (to abort mid-stream). */
+  stallAfter?: number;
   usage?: { input_tokens: number; output_tokens: number };
+  /** Never answer: the request stays open until the client goes away (a test kills it meanwhile). */
+  hold?: boolean;
 }
 
 export interface RecordedRequest {
@@ -59,6 +63,14 @@ export async function recordRequest(req: IncomingMessage, res: ServerResponse): 
   return record;
 }
 
+/** Sends nothing more; resolves when the client has hung up. */
+export function stall(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) resolve();
+    else res.once("close", () => resolve());
+  });
+}
+
 /** Words with their leading whitespace, so joining the tokens gives back the text. */
 export function splitTokens(text: string): string[] {
   return text.match(/\s*\S+\s*$|\s*\S+/g) ?? [];
@@ -78,6 +90,7 @@ export async function createFakeOpenAI(options: FakeOpenAIOptions = {}): Promise
       return;
     }
     const answer = reply(record);
+    if (answer.hold) return;
     if (answer.status !== undefined && answer.status >= 400) {
       sendError(res, answer.status, answer.error ?? "fake failure");
       return;
@@ -165,7 +178,8 @@ async function stream(res: ServerResponse, record: RecordedRequest, answer: Fake
   if (fn !== null) {
     delta({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: fn, arguments: "" } }] });
   }
-  for (const token of tokens) {
+  for (const [i, token] of tokens.entries()) {
+    if (i === answer.stallAfter) return stall(res);
     if (answer.delayMs) await sleep(answer.delayMs);
     if (res.destroyed) return; // the client hung up: stop like a real server would
     delta(fn !== null ? { tool_calls: [{ index: 0, function: { arguments: token } }] } : { content: token });

@@ -75,14 +75,19 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
     "start",
   ]);
-  return {
-    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => {
-      try {
-        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    process.off("exit", stop);
+    try {
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
+  // The server runs detached: a test run that ends without its teardown (a crash, an interrupt)
+  // still takes it down.
+  process.once("exit", stop);
+  return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
 }

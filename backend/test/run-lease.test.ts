@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../src/repositories/database.js";
 import { type Gate, gatedWorkflow, startGate } from "./engine-harness.js";
 import { call, openStudioDatabase, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
-import { assertBuilt, type StudioProcess, startStudioProcess } from "./studio-process.js";
+import { assertBuilt, reapStudioProcesses, type StudioProcess, startStudioProcess } from "./studio-process.js";
 import { testDatabaseEnv } from "./test-database.js";
 
 const LEASE_TTL_S = 3;
@@ -19,7 +19,6 @@ describe("two servers on one database", () => {
   let env: Record<string, string>;
   let dropDatabase: () => Promise<void>;
   let database: DatabaseHandle;
-  const studios: StudioProcess[] = [];
 
   beforeAll(async () => {
     assertBuilt();
@@ -36,7 +35,7 @@ describe("two servers on one database", () => {
     };
   });
   afterAll(async () => {
-    for (const studio of studios) studio.child.kill("SIGKILL");
+    await reapStudioProcesses();
     await gate.close();
     await database?.close();
     await dropDatabase?.();
@@ -45,7 +44,6 @@ describe("two servers on one database", () => {
 
   async function start(): Promise<{ studio: StudioProcess; api: StudioApi }> {
     const studio = await startStudioProcess(env);
-    studios.push(studio);
     return { studio, api: { base: studio.url, token: "" } };
   }
   const leaseOf = (runId: string) =>
@@ -94,9 +92,7 @@ describe("two servers on one database", () => {
     // 3. Another run in the first server, which is then killed mid-call.
     const orphan = await trigger(orphanWorkflow);
     await gate.arrived(2);
-    const exited = new Promise<void>((resolve) => first.studio.child.once("exit", () => resolve()));
-    first.studio.child.kill("SIGKILL");
-    await exited;
+    await first.studio.kill();
     const dead = await leaseOf(orphan);
     expect(dead).toMatchObject({ status: "running", lease_gen: 1 });
 

@@ -20,8 +20,12 @@ export async function call(api: StudioApi, method: string, path: string, body?: 
   return { status: response.status, body: (await response.json()) as { data: any; error?: any } };
 }
 
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+/**
+ * Polls until `check` returns a value (not undefined), or fails after `timeoutMs`: for what must
+ * eventually happen in another process or the database, where there is no event to wait on. The
+ * bound is generous so that a busy machine is slow, never wrong.
+ */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -31,7 +35,7 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
   }
 }
 
-export async function waitForStatus(api: StudioApi, runId: string, statuses: string[], timeoutMs = 30_000) {
+export async function waitForStatus(api: StudioApi, runId: string, statuses: string[], timeoutMs = 60_000) {
   return until(
     `run ${runId} to be ${statuses.join(" or ")}`,
     async () => {

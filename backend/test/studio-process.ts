@@ -1,17 +1,60 @@
-// Runs the built `superstep` command as a separate process, the way a user starts it.
+// Runs the built `superstep` command as a separate process, the way a user starts it. Every
+// process started here is tracked until it exits: `reapStudioProcesses()` (call it in afterEach
+// or afterAll) kills the ones still alive, and so does the test worker's own exit, so a failed
+// test never leaves a studio behind.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const SUPERSTEP_BIN = fileURLToPath(new URL("../bin/superstep.js", import.meta.url));
 const BUILT_ENTRY = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+// Starting is CPU-bound (Node, migrations); on a machine that is busy with other work it can take
+// many times its usual second, and only a start that never happens should fail a test.
+const START_TIMEOUT_MS = 90_000;
 
 export interface StudioProcess {
   url: string;
   child: ChildProcess;
   output(): string;
+  /** Resolves once the output (stdout and stderr together) satisfies `test`; rejects if the process exits first. */
+  untilOutput(what: string, test: (output: string) => boolean): Promise<string>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL, resolved once the process has exited. */
+  kill(): Promise<void>;
+  /** The exit code once the process has exited (null after a signal). */
+  exited: Promise<number | null>;
+}
+
+const live = new Set<ChildProcess>();
+
+function track(child: ChildProcess): Promise<number | null> {
+  live.add(child);
+  return new Promise((resolve) =>
+    child.once("exit", (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
+}
+
+// Last resort: a test worker that exits (even after a failure) takes its studios with it.
+process.once("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
+/** Kills every studio process started by this test file that is still alive, and waits for their exit. */
+export async function reapStudioProcesses(): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once("exit", () => resolve());
+          child.kill("SIGKILL");
+        }),
+    ),
+  );
 }
 
 export function assertBuilt(): void {
@@ -30,40 +73,67 @@ export function runSuperstep(args: string[], extra: Record<string, string>) {
   return spawnSync(process.execPath, [SUPERSTEP_BIN, ...args], {
     env: processEnv(extra),
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: START_TIMEOUT_MS,
+    killSignal: "SIGKILL",
   });
 }
 
 /** Starts `superstep start` and resolves once it logs the address it listens on. */
 export function startStudioProcess(extra: Record<string, string>): Promise<StudioProcess> {
   const child = spawn(process.execPath, [SUPERSTEP_BIN, "start"], { env: processEnv({ STUDIO_PORT: "0", ...extra }) });
+  const exited = track(child);
   let output = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const watchers = new Set<() => void>();
+  const untilOutput = (what: string, test: (text: string) => boolean) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        if (!test(output)) return false;
+        watchers.delete(check);
+        resolve(output);
+        return true;
+      };
+      if (check()) return;
+      watchers.add(check);
+      void exited.then(() => {
+        if (watchers.delete(check)) reject(new Error(`the studio exited before ${what}:\n${output}`));
+      });
+    });
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const check of [...watchers]) check();
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+
+  const studio = (url: string): StudioProcess => ({
+    url,
+    child,
+    output: () => output,
+    untilOutput,
+    exited,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`the studio did not start within 20 s:\n${output}`));
-    }, 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /running on (http:\/\/localhost:\d+)/.exec(output);
-      if (!match?.[1]) return;
-      clearTimeout(timer);
-      resolve({
-        url: match[1],
-        child,
-        output: () => output,
-        stop: () => {
-          if (child.exitCode === null) child.kill("SIGTERM");
-          return exited;
-        },
-      });
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the studio exited with ${code}:\n${output}`));
-    });
+      reject(new Error(`the studio did not start within ${START_TIMEOUT_MS / 1000} s:\n${output}`));
+    }, START_TIMEOUT_MS);
+    untilOutput("it listened", (text) => /running on http:\/\/localhost:\d+/.test(text)).then(
+      (text) => {
+        clearTimeout(timer);
+        resolve(studio(/running on (http:\/\/localhost:\d+)/.exec(text)?.[1] as string));
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
 }

@@ -41,14 +41,27 @@ class Client {
     this.socket.send(typeof message === "string" ? message : JSON.stringify(message));
   }
 
-  async waitFor(match: (m: Message) => boolean, timeoutMs = 10_000): Promise<Message> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.messages.find(match);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching message; got ${JSON.stringify(this.messages)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  /** The first message (received or to come) that matches; fails if the socket closes without one. */
+  waitFor(match: (m: Message) => boolean): Promise<Message> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.messages.find(match);
+        if (!found) return;
+        this.socket.off("message", onMessage);
+        this.socket.off("close", onClose);
+        resolve(found);
+      };
+      // Listeners run in order: this one after the constructor's, which records the message.
+      const onMessage = () => check();
+      const onClose = () => {
+        check();
+        reject(new Error(`the socket closed without a matching message; got ${JSON.stringify(this.messages)}`));
+      };
+      this.socket.on("message", onMessage);
+      this.socket.once("close", onClose);
+      check();
+      if (this.closeCode !== null) onClose();
+    });
   }
 }
 
@@ -94,8 +107,11 @@ describe("editor socket /ws/run", () => {
     const started = await client.waitFor((m) => m.type === "started");
     const waiting = await client.waitFor((m) => m.event?.type === "run_waiting");
     expect(waiting.event?.data).toMatchObject({ node_id: "ask", message: "OK?" });
+    // The event streams as it happens; the run's row says `waiting` once the turn has ended.
+    await studio.container.runs.idle();
     client.send({ type: "resume", run_id: started.run_id as string, input: { ok: true } });
     await client.waitFor((m) => m.event?.type === "run_finished");
+    await studio.container.runs.idle();
     const seqs = client.messages.filter((m) => m.type === "event").map((m) => m.event?.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => (a as number) - (b as number)));
     expect(new Set(seqs).size).toBe(seqs.length);
@@ -126,8 +142,7 @@ describe("editor socket /ws/run", () => {
   it("closes a socket whose token is not valid", async () => {
     const client = await connect("?token=not-a-token");
     await client.waitFor((m) => m.error?.code === "AUTH_INVALID_TOKEN");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(client.closeCode).toBe(4401);
+    expect(await client.closed).toBe(4401);
   });
 
   const save = async (document: object, session: Session) =>

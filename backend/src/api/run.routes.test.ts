@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvalWorkflow, edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
+import {
+  approvalWorkflow,
+  edge,
+  type Gate,
+  gatedWorkflow,
+  httpTool,
+  type Receiver,
+  startGate,
+  startReceiver,
+} from "../../test/engine-harness.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 describe("runs: hooks, lifecycle and events", () => {
@@ -8,11 +17,12 @@ describe("runs: hooks, lifecycle and events", () => {
   let other: Session;
   let key: { authorization: string };
   let receiver: Receiver;
+  // Holds the calls of runs that must still be in flight when the test acts on them.
+  let gate: Gate;
 
   beforeAll(async () => {
-    receiver = await startReceiver((request) =>
-      request.path === "/slow" ? { json: { slow: true }, delayMs: 3000 } : { json: { path: request.path } },
-    );
+    receiver = await startReceiver((request) => ({ json: { path: request.path } }));
+    gate = await startGate();
     // One user fires hundreds of triggers here; the per-user limits have tests of their own.
     studio = await startTestStudio({
       STUDIO_ALLOW_SIGNUP: "1",
@@ -34,6 +44,7 @@ describe("runs: hooks, lifecycle and events", () => {
   afterAll(async () => {
     await studio.close();
     await receiver.close();
+    await gate.close();
   });
 
   const save = async (document: object, session = owner) =>
@@ -93,15 +104,14 @@ describe("runs: hooks, lifecycle and events", () => {
   });
 
   it("streams live events over SSE, resuming after a seq", async () => {
-    const workflowId = await save({
-      name: "slowish",
-      state: [{ name: "a", type: "any" }],
-      nodes: [httpTool("t", `${receiver.url}/slow`, "a")],
-      edges: [edge("start", "t")],
-    });
+    const workflowId = await save(gatedWorkflow(gate.url, "streamed"));
+    const arrived = gate.arrived(gate.arrivals.length + 1);
     const runId = (await hook(workflowId)).json().data.run_id;
-    // Subscribes while the run is in flight; the response ends with run_finished.
-    const live = await studio.app.inject({ method: "GET", url: `/api/runs/${runId}/stream`, headers: owner.auth });
+    await arrived;
+    // Subscribes while the run is in flight (its call is held); the response ends with run_finished.
+    const streaming = studio.app.inject({ method: "GET", url: `/api/runs/${runId}/stream`, headers: owner.auth });
+    gate.release("/streamed");
+    const live = await streaming;
     expect(live.headers["content-type"]).toContain("text/event-stream");
     const ids = [...live.body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids).toEqual([1, 2, 3, 4]);
@@ -183,11 +193,11 @@ describe("runs: hooks, lifecycle and events", () => {
     });
 
     it("turns an overdue wait into expired", async () => {
-      const runId = (await hook(await save(approvalWorkflow({ field: "approved", timeoutSeconds: 1 })))).json().data
+      const runId = (await hook(await save(approvalWorkflow({ field: "approved", timeoutSeconds: 60 })))).json().data
         .run_id;
       await settle();
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      expect(await studio.container.runs.sweep()).toBeGreaterThanOrEqual(1);
+      // The sweeper looks a minute and a second later, by its clock.
+      expect(await studio.container.runs.sweep(new Date(Date.now() + 61_000))).toBeGreaterThanOrEqual(1);
       const run = await getRun(runId);
       expect(run.status).toBe("expired");
       expect(run.error.code).toBe("HUMAN_WAIT_EXPIRED");
@@ -218,14 +228,12 @@ describe("runs: hooks, lifecycle and events", () => {
   });
 
   it("cancels a running run", async () => {
-    const workflowId = await save({
-      name: "slow",
-      state: [{ name: "a", type: "any" }],
-      nodes: [httpTool("t", `${receiver.url}/slow`, "a")],
-      edges: [edge("start", "t")],
-    });
+    const workflowId = await save(gatedWorkflow(gate.url, "cancelled"));
+    const arrived = gate.arrived(gate.arrivals.length + 1);
     const runId = (await hook(workflowId)).json().data.run_id;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Its call is held: the run is running when it is cancelled.
+    await arrived;
+    expect((await getRun(runId)).status).toBe("running");
     const cancel = () => studio.app.inject({ method: "POST", url: `/api/runs/${runId}/cancel`, headers: owner.auth });
     expect((await cancel()).statusCode).toBe(200);
     await settle();

@@ -21,6 +21,12 @@ export async function startCommand(): Promise<number> {
     }
     throw error;
   }
+  const pause = config.engine.testPauseAt;
+  if (pause)
+    logger.warn(
+      { point: pause.point, nodeId: pause.nodeId },
+      "STUDIO_TEST_PAUSE_AT is set (a testing aid): runs stop for good at that point",
+    );
   const requeued = await container.runs.start();
   container.schedules.start();
   if (requeued > 0) logger.info({ runs: requeued }, "continuing runs left unfinished by the last stop");
@@ -36,6 +42,8 @@ export async function startCommand(): Promise<number> {
       logger.info({ signal }, "shutting down");
       await app.close();
       await container.close();
+      // What could still keep the process from exiting (a timer or connection left behind).
+      logger.info({ pending: process.getActiveResourcesInfo() }, "stopped");
       resolve(EXIT.OK);
     };
     process.once("SIGINT", () => void stop("SIGINT"));

@@ -104,6 +104,7 @@ describe("configuration", () => {
       anthropic: { apiKey: null, baseUrl: null },
       egressAllow: [],
       serverKeyEndpoints: [],
+      testPauseAt: null,
     });
     const engine = loadConfig({
       STUDIO_CODE_MODE: "off",
@@ -122,6 +123,7 @@ describe("configuration", () => {
       ANTHROPIC_BASE_URL: "http://127.0.0.1:9999",
       STUDIO_EGRESS_ALLOW: "127.0.0.1:11434, ollama.internal *.svc.local,10.0.0.0/8",
       STUDIO_SERVER_KEY_ENDPOINTS: "https://gateway.example.com/openai/v1",
+      STUDIO_TEST_PAUSE_AT: "ledger:sub/t2",
     }).engine;
     expect(engine).toEqual({
       codeMode: "off",
@@ -138,6 +140,11 @@ describe("configuration", () => {
       anthropic: { apiKey: "ak-test", baseUrl: "http://127.0.0.1:9999" },
       egressAllow: expect.any(Array),
       serverKeyEndpoints: ["https://gateway.example.com"],
+      testPauseAt: { point: "ledger", nodeId: "sub/t2" },
+    });
+    expect(loadConfig({ STUDIO_TEST_PAUSE_AT: "checkpoint:t3" }).engine.testPauseAt).toEqual({
+      point: "checkpoint",
+      nodeId: "t3",
     });
     expect(engine.egressAllow.map((rule) => rule.text)).toEqual([
       "127.0.0.1:11434",
@@ -173,6 +180,9 @@ describe("configuration", () => {
     ["STUDIO_SERVER_KEY_ENDPOINTS", "gateway.example.com"],
     ["STUDIO_ENCRYPTION_KEY", "too-short"],
     ["STUDIO_ENCRYPTION_KEY_PREVIOUS", `${"ab".repeat(32)},nope`],
+    ["STUDIO_TEST_PAUSE_AT", "t2"],
+    ["STUDIO_TEST_PAUSE_AT", "during:t2"],
+    ["STUDIO_TEST_PAUSE_AT", "ledger:"],
   ])("refuses %s=%s with CONFIG_INVALID naming the variable", (name, value) => {
     let caught: unknown;
     try {

@@ -61,6 +61,15 @@ export interface EngineConfig {
   egressAllow: readonly EgressRule[];
   /** Other endpoints (origins) the server's provider keys may be sent to. */
   serverKeyEndpoints: readonly string[];
+  /** A testing aid (STUDIO_TEST_PAUSE_AT): where runs stop for good, for crash tests; null in production. */
+  testPauseAt: TestPauseAt | null;
+}
+
+/** A point of a run where crash tests stop the process: after a node's ledger row, or after the checkpoint of its superstep. */
+export interface TestPauseAt {
+  point: "ledger" | "checkpoint";
+  /** The node's id as in events ("sub/node" inside the Subgraph node `sub`). */
+  nodeId: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -186,6 +195,14 @@ function previousKeys(env: Env): string[] {
   return keys;
 }
 
+function testPauseAt(env: Env): TestPauseAt | null {
+  const raw = text(env, "STUDIO_TEST_PAUSE_AT");
+  if (raw === null) return null;
+  const match = /^(ledger|checkpoint):(\S+)$/.exec(raw);
+  if (!match) throw invalid("STUDIO_TEST_PAUSE_AT", raw, "ledger:<node id> or checkpoint:<node id>");
+  return { point: match[1] as TestPauseAt["point"], nodeId: match[2] as string };
+}
+
 function engineConfig(env: Env): EngineConfig {
   return {
     codeMode: oneOf(env, "STUDIO_CODE_MODE", ["wasm", "off"] as const, "wasm"),
@@ -202,6 +219,7 @@ function engineConfig(env: Env): EngineConfig {
     anthropic: { apiKey: text(env, "ANTHROPIC_API_KEY"), baseUrl: url(env, "ANTHROPIC_BASE_URL", /^https?:\/\//) },
     egressAllow: egressAllow(env),
     serverKeyEndpoints: origins(env, "STUDIO_SERVER_KEY_ENDPOINTS"),
+    testPauseAt: testPauseAt(env),
   };
 }
 

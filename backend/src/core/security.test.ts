@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SignJWT } from "jose";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { AppError } from "./errors.js";
 import { generateApiKey, hashApiKey, hashPassword, resolveJwtSecret, TokenSigner, verifyPassword } from "./security.js";
 
@@ -56,6 +56,7 @@ describe("security", () => {
 
   it("generates a JWT secret once and reuses it on the next start", () => {
     const dir = mkdtempSync(join(tmpdir(), "superstep-secret-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const first = resolveJwtSecret(null, dir);
     expect(first.length).toBeGreaterThanOrEqual(32);
     expect(resolveJwtSecret(null, dir)).toBe(first);
@@ -66,6 +67,7 @@ describe("security", () => {
 
   it("replaces a stored secret that is too short to be safe", () => {
     const dir = mkdtempSync(join(tmpdir(), "superstep-secret-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, "jwt-secret"), "short\n");
     expect(resolveJwtSecret(null, dir)).not.toBe("short");
   });

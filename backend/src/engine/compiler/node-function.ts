@@ -154,7 +154,10 @@ export function makeNodeFunction(
         if (!asBody) checkOutputTypes(node.id, update, options.fields);
         // Secrets of the run's credentials never reach the state, the ledger or events.
         update = redactor.value(update);
-        if (sideEffect) await ctx.ledger.put(key, { update });
+        if (sideEffect) {
+          await ctx.ledger.put(key, { update });
+          await ctx.testPause?.afterLedger(base.node_id, key);
+        }
       }
     } catch (error) {
       if (isGraphInterrupt(error) || ctx.signal.aborted || error instanceof NodeFailure) throw error;
@@ -175,6 +178,7 @@ export function makeNodeFunction(
         ...(usage ? { usage } : {}),
       },
     });
+    ctx.testPause?.nodeFinished(base.node_id, key);
     const visited = { [VISITS_CHANNEL]: { [node.id]: visits + 1 } };
     if (asBody) {
       return { [forEachChannel(options.forEachOf as string)]: [{ index, value: bodyValue(node, update) }], ...visited };

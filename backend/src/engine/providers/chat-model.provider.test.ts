@@ -258,11 +258,11 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider) => {
     });
   });
 
-  it("stops promptly when aborted mid-stream and closes the connection", async () => {
-    const server = await fake(provider, () => ({ text: "word ".repeat(200), delayMs: 50 }));
+  it("stops when aborted mid-stream and closes the connection", async () => {
+    // Two tokens, then the server sends nothing more: only the abort can end the call.
+    const server = await fake(provider, () => ({ text: "word ".repeat(200), stallAfter: 2 }));
     const controller = new AbortController();
     const tokens: string[] = [];
-    const started = Date.now();
     const run = streamChat(
       settings(provider),
       { prompt: "Talk for a long time." },
@@ -279,8 +279,8 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider) => {
     );
     expect(error).not.toBeNull();
     expect(error).not.toBeInstanceOf(AppError);
-    expect(Date.now() - started).toBeLessThan(1000);
-    await vi.waitFor(() => expect(server.requests[0]?.closedEarly).toBe(true), { timeout: 1000 });
+    expect(tokens).toHaveLength(2);
+    await vi.waitFor(() => expect(server.requests[0]?.closedEarly).toBe(true), { timeout: 30_000 });
   });
 });
 

@@ -6,6 +6,7 @@ import { AppError } from "../../core/errors.js";
 import type { NodeEvent } from "./events.js";
 import type { ResultLedger } from "./ports.js";
 import type { RunCredentials } from "./run-credentials.js";
+import type { TestPause } from "./test-pause.js";
 
 export interface RunContext {
   runId: string;
@@ -24,6 +25,8 @@ export interface RunContext {
   nodePrefix: string;
   /** The owner's credentials this run uses, and the redactor for their secrets. */
   credentials: RunCredentials;
+  /** The testing aid STUDIO_TEST_PAUSE_AT; null in production. */
+  testPause: TestPause | null;
 }
 
 const EVENT_MARKER = "__studio_event__";

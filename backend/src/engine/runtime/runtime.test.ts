@@ -1,13 +1,15 @@
 import { MemorySaver } from "@langchain/langgraph";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   at,
   collect,
   edge,
   engineConfig,
   eventsOf,
+  type Gate,
   httpTool,
   type Receiver,
+  startGate,
   startReceiver,
 } from "../../../test/engine-harness.js";
 import { AppError } from "../../core/errors.js";
@@ -20,7 +22,6 @@ beforeAll(async () => {
   receiver = await startReceiver((request, n) => {
     const value = new URL(request.path, "http://x").searchParams.get("value");
     if (value !== null) return { json: JSON.parse(value) };
-    if (request.path.startsWith("/slow")) return { json: { slow: true }, delayMs: 2000 };
     if (request.path.startsWith("/big")) return { json: { big: "x".repeat(5000) } };
     return { json: { path: request.path, body: request.body, n } };
   });
@@ -325,19 +326,19 @@ describe("runtime", () => {
 
     it("expires instead of resuming when the answer comes after the timeout", async () => {
       const checkpointer = new MemorySaver();
-      const quick = structuredClone(approval);
-      (quick.nodes[0] as { data: { timeout_seconds: number } }).data.timeout_seconds = 1;
-      const first = await collect(runStream(quick, {}, { engine, runId: "h-late", checkpointer }));
+      const first = await collect(runStream(approval, {}, { engine, runId: "h-late", checkpointer }));
       expect(first.outcome.status).toBe("waiting");
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      // The answer comes a minute and a second later, by the clock (only Date is faked).
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + 61_000);
       const late = await collect(
-        runStream(quick, null, {
+        runStream(approval, null, {
           engine,
           runId: "h-late",
           checkpointer,
           resume: { kind: "human", input: { approved: true } },
         }),
-      );
+      ).finally(() => vi.useRealTimers());
       expect(late.outcome.status).toBe("expired");
       expect(late.outcome.error?.code).toBe("HUMAN_WAIT_EXPIRED");
       expect(late.events.at(-1)).toMatchObject({ type: "run_finished", data: { status: "expired" } });
@@ -392,26 +393,35 @@ describe("runtime", () => {
   });
 
   describe("limits", () => {
-    const slow = () => ({
-      name: "slow",
+    // A call the gate never answers: only the abort or the run timeout can end these runs.
+    let gate: Gate;
+    beforeAll(async () => {
+      gate = await startGate();
+    });
+    afterAll(() => gate.close());
+    const held = (name: string) => ({
+      name,
       state: [{ name: "a", type: "any" }],
-      nodes: [httpTool("t", `${receiver.url}/slow`, "a")],
+      nodes: [httpTool("t", `${gate.url}/${name}`, "a", { timeout_ms: 300_000 })],
       edges: [edge("start", "t")],
     });
 
-    it("ends as cancelled when the signal aborts", async () => {
+    it("ends as cancelled when the signal aborts, even in the middle of a call", async () => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 200);
-      const started = Date.now();
-      const { events, outcome } = await collect(runStream(slow(), {}, { engine, signal: controller.signal }));
+      const arrived = gate.arrived(gate.arrivals.length + 1);
+      const run = collect(runStream(held("cancel"), {}, { engine, signal: controller.signal }));
+      await arrived;
+      controller.abort();
+      const { events, outcome } = await run;
       expect(outcome.status).toBe("cancelled");
       expect(outcome.error?.code).toBe("RUN_CANCELLED");
-      expect(Date.now() - started).toBeLessThan(1500);
       expect(events.at(-1)).toMatchObject({ type: "run_finished", data: { status: "cancelled" } });
     });
 
     it("ends as timeout after STUDIO_RUN_TIMEOUT", async () => {
-      const { outcome } = await collect(runStream(slow(), {}, { engine: engineConfig({ runTimeoutMs: 300 }) }));
+      const { outcome } = await collect(
+        runStream(held("timeout"), {}, { engine: engineConfig({ runTimeoutMs: 300 }) }),
+      );
       expect(outcome.status).toBe("timeout");
       expect(outcome.error?.code).toBe("RUN_TIMEOUT");
     });

@@ -30,6 +30,7 @@ import {
 import { asNodeEvent, type RunContext } from "./run-context.js";
 import { memoized, openRunCredentials } from "./run-credentials.js";
 import { checkRunInput } from "./run-input.js";
+import { testPauseFor } from "./test-pause.js";
 
 export interface RunOptions {
   engine: EngineConfig;
@@ -177,7 +178,6 @@ export async function* runStream(
   const { redactor } = credentials;
   const runId = options.runId ?? randomUUID();
   const mode = options.mode ?? "full";
-  const checkpointer = options.checkpointer ?? new MemorySaver();
   const graph: CompiledGraph = compileWorkflow(workflow);
   const resuming = options.resume !== undefined;
   const runInput = resuming
@@ -187,6 +187,9 @@ export async function* runStream(
   const timeout = AbortSignal.timeout(options.engine.runTimeoutMs);
   const stateLimit = new AbortController();
   const signal = AbortSignal.any([timeout, stateLimit.signal, ...(options.signal ? [options.signal] : [])]);
+  const testPause = testPauseFor(options.engine, runId, signal);
+  const saver = options.checkpointer ?? new MemorySaver();
+  const checkpointer = testPause ? testPause.watch(saver) : saver;
   const ctx: RunContext = {
     runId,
     keyPrefix: runId,
@@ -198,6 +201,7 @@ export async function* runStream(
     depth: 0,
     nodePrefix: "",
     credentials,
+    testPause,
   };
   const threadConfig = withCheckpointer({ configurable: { thread_id: runId } }, checkpointer);
   let seq = options.firstSeq ?? 1;

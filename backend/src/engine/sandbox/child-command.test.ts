@@ -12,7 +12,9 @@ function runUnder(flags: string[], source: string): Record<string, unknown> {
   const child = spawnSync(process.execPath, [...flags, "--input-type=module", "-e", source], {
     env: {},
     encoding: "utf8",
-    timeout: 20_000,
+    // Only a child that hangs is stopped: a busy machine may take long to start one.
+    timeout: 120_000,
+    killSignal: "SIGKILL",
   });
   if (child.status !== 0) throw new Error(child.stderr);
   return JSON.parse(child.stdout) as Record<string, unknown>;

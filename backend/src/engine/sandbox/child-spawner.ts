@@ -56,6 +56,15 @@ export function prepareSpare(language: RuntimeLanguage, memoryMb: number): void 
   spare = entry;
 }
 
+/** Stops the waiting spare, if any (a test file that ran Python code, or a shutdown). */
+export function stopSpare(): void {
+  const waiting = spare;
+  spare = null;
+  if (!waiting) return;
+  clearTimeout(waiting.idle);
+  waiting.child.kill("SIGKILL");
+}
+
 function spawnChild(language: RuntimeLanguage, memoryMb: number): ChildProcess {
   const command = childCommand(language, memoryMb);
   return spawn(process.execPath, [...command.flags, command.script, ...command.scriptArgs], {

@@ -5,21 +5,20 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInSandbox, type SandboxCall, type SandboxResult } from "./sandbox.js";
 
-// Small limits keep the suite fast; Pyodide loads in ~1.4 s per call, so the Python escape checks
-// share one call where each check still gets its own assertion.
-const limits = { timeoutMs: 3000, memoryMb: 64 };
-const js = (code: string, args: unknown[] = []) => runInSandbox({ language: "javascript", code, args }, limits);
-const py = (code: string, args: unknown[] = []) => runInSandbox({ language: "python", code, args }, limits);
+// A small memory limit keeps the suite fast; Pyodide loads in ~1.4 s per call, so the Python escape
+// checks share one call where each check still gets its own assertion. The time limit is generous:
+// code that ends must never be cut short because the machine is busy. Only the endless loops run
+// under a short one, and nothing here measures how long a call took.
+const limits = { timeoutMs: 60_000, memoryMb: 64 };
+const loopLimits = { timeoutMs: 3000, memoryMb: 64 };
+const js = (code: string, args: unknown[] = [], given = limits) =>
+  runInSandbox({ language: "javascript", code, args }, given);
+const py = (code: string, args: unknown[] = [], given = limits) =>
+  runInSandbox({ language: "python", code, args }, given);
 
 function failed(result: SandboxResult) {
   if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
   return result;
-}
-
-async function timed(run: () => Promise<SandboxResult>) {
-  const start = Date.now();
-  const result = await run();
-  return { result, ms: Date.now() - start };
 }
 
 beforeAll(() => {
@@ -133,9 +132,8 @@ describe("sandbox: JavaScript (QuickJS)", () => {
     });
 
     it("stops an endless loop with CODE_TIMEOUT, keeping what it printed", async () => {
-      const { result, ms } = await timed(() => js("function main() { console.log('before'); while (true) {} }"));
+      const result = await js("function main() { console.log('before'); while (true) {} }", [], loopLimits);
       expect(failed(result)).toMatchObject({ code: "CODE_TIMEOUT", logs: ["before"] });
-      expect(ms).toBeLessThan(limits.timeoutMs + 2000);
     });
 
     it("stops a memory bomb with CODE_MEMORY", async () => {
@@ -160,13 +158,12 @@ describe("sandbox: JavaScript (QuickJS)", () => {
 
   it("kills the child when the signal aborts, and does not start one for an aborted signal", async () => {
     const controller = new AbortController();
+    // Whenever the abort lands (before or after the loop starts), only the abort can end this call
+    // with "cancelled": the loop never ends and its time limit is far away.
     setTimeout(() => controller.abort(), 300);
     const call: SandboxCall = { language: "javascript", code: "function main() { while (true) {} }", args: [] };
-    const { result, ms } = await timed(() =>
-      runInSandbox(call, { timeoutMs: 20_000, memoryMb: 64 }, controller.signal),
-    );
+    const result = await runInSandbox(call, { timeoutMs: 600_000, memoryMb: 64 }, controller.signal);
     expect(failed(result)).toMatchObject({ code: "CODE_ERROR", message: "cancelled" });
-    expect(ms).toBeLessThan(3000);
     expect(await runInSandbox(call, limits, AbortSignal.abort())).toEqual({
       ok: false,
       code: "CODE_ERROR",
@@ -334,11 +331,10 @@ async def main(port):
     });
 
     it("stops an endless loop with CODE_TIMEOUT, keeping what it printed", async () => {
-      const { result, ms } = await timed(() => py("def main():\n    print('before')\n    while True:\n        pass\n"));
+      // Loading Pyodide (~1.4 s) is not counted in the timeout.
+      const result = await py("def main():\n    print('before')\n    while True:\n        pass\n", [], loopLimits);
       // The child is killed mid-loop: only lines streamed before the kill are there.
       expect(failed(result)).toMatchObject({ code: "CODE_TIMEOUT", logs: ["before"] });
-      // Loading Pyodide (~1.4 s) is not counted in the timeout.
-      expect(ms).toBeLessThan(limits.timeoutMs + 6000);
     });
 
     // The WebAssembly memory cap makes CPython's allocations fail: the code sees MemoryError,
