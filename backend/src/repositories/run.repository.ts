@@ -40,6 +40,11 @@ export interface RunEnding {
   expiresAt: string | null;
   metrics: string | null;
   finished: boolean;
+  /**
+   * The event that announces this ending (run_finished, run_waiting or run_paused), recorded in
+   * the same transaction: whoever sees it finds the run's row already saying so.
+   */
+  event?: RunEventInput;
 }
 
 export interface RunFilter {
@@ -244,11 +249,19 @@ export class RunRepository {
           lease_expires_at: null,
           finished_at: ending.finished ? now : null,
           updated_at: now,
+          ...(ending.event ? { next_seq: ending.event.seq + 1 } : {}),
         })
         .where("id", "=", id)
         .where("lease_gen", "=", leaseGen)
         .executeTakeFirst();
       const ended = Number(result.numUpdatedRows) === 1;
+      if (ended && ending.event) {
+        await tx
+          .insertInto("run_events")
+          .values({ run_id: id, ...ending.event })
+          .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing())
+          .execute();
+      }
       if (ended && ending.finished) await queueCallback(tx, id, now);
       return ended;
     });

@@ -138,7 +138,7 @@ export class RunExecutor {
     run: RunRow,
     controller: AbortController,
     turn: TurnState,
-  ): Promise<{ ending: RunEnding; event: Record<string, unknown> | null } | null> {
+  ): Promise<{ ending: RunEnding; event: StudioEvent | null } | null> {
     const { runs, nodeResults, db, engine, bus, logger, monitor } = this.#deps;
     const runId = run.id;
     const startedAt = Date.now();
@@ -149,10 +149,12 @@ export class RunExecutor {
       const error = errorText("RUN_TIMEOUT");
       return {
         ending: { ...failedEnding(run, error), status: "timeout" },
-        event: { status: "timeout", error: JSON.parse(error) },
+        event: finishedEvent(run, run.next_seq, { status: "timeout", error: JSON.parse(error) }),
       };
     }
     const events: StudioEvent[] = [];
+    // The event that announces the ending is recorded with the ending itself (see #finish).
+    let ending: StudioEvent | null = null;
     try {
       const checkpointer = new DatabaseCheckpointSaver(db, { fence: { runId, leaseGen: run.lease_gen } });
       const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
@@ -176,6 +178,10 @@ export class RunExecutor {
         onEvent: async (event) => {
           events.push(event);
           if (turn.leaseLost) return;
+          if (ENDING_EVENTS.has(event.type)) {
+            ending = event;
+            return;
+          }
           let kept: boolean;
           try {
             kept = await runs.appendEvents(runId, run.lease_gen, [eventRow(event)]);
@@ -206,8 +212,7 @@ export class RunExecutor {
           metrics: JSON.stringify(metricsOf(events, outcome, startedAt)),
           finished: TERMINAL.has(outcome.status),
         },
-        // The engine already reported the ending as an event.
-        event: null,
+        event: ending,
       };
     } catch (error) {
       const reported = toEventError(error);
@@ -224,21 +229,26 @@ export class RunExecutor {
         logger.warn({ err: error, runId }, "run stopped");
         text = JSON.stringify(reported);
       }
-      return { ending: failedEnding(run, text), event: { status: "error", error: JSON.parse(text) } };
+      const seq = (events.at(-1)?.seq ?? run.next_seq - 1) + 1;
+      return {
+        ending: failedEnding(run, text),
+        event: finishedEvent(run, seq, { status: "error", error: JSON.parse(text) }),
+      };
     }
   }
 
   /**
    * Records the ending while the lease holds, trying again until the database takes it (or the
-   * server stops: the lease then expires and the next start takes the run over). `event` is the
-   * run_finished event to add when the engine did not report the ending itself.
+   * server stops: the lease then expires and the next start takes the run over). `event` (the
+   * run_finished, run_waiting or run_paused event) is recorded in the same transaction and only
+   * then published, so a client that sees it finds the run's row already saying so.
    */
-  async #finish(run: RunRow, ending: RunEnding, event: Record<string, unknown> | null): Promise<void> {
-    const { runs, nodeResults, logger, monitor } = this.#deps;
+  async #finish(run: RunRow, ending: RunEnding, event: StudioEvent | null): Promise<void> {
+    const { runs, nodeResults, logger, monitor, bus } = this.#deps;
     const runId = run.id;
     for (let attempt = 0; ; attempt++) {
       try {
-        if (!(await runs.end(runId, run.lease_gen, ending))) {
+        if (!(await runs.end(runId, run.lease_gen, { ...ending, ...(event ? { event: eventRow(event) } : {}) }))) {
           logger.info({ runId }, "run ending not recorded: the run was cancelled or taken over meanwhile");
           return;
         }
@@ -258,17 +268,7 @@ export class RunExecutor {
         if (this.#stopping.signal.aborted) return;
       }
     }
-    if (event) {
-      await runs
-        .appendServiceEvent(runId, {
-          type: "run_finished",
-          node_id: null,
-          superstep: null,
-          ts: new Date().toISOString(),
-          data: JSON.stringify(event),
-        })
-        .catch((error: unknown) => monitor.failed("run", "run_finished event not recorded", error, { runId }));
-    }
+    if (event) bus.publish(event);
     if (!ending.finished) return;
     await nodeResults
       .deleteRun(runId)
@@ -315,6 +315,13 @@ export class RunExecutor {
     const started = await checkpointer.getTuple({ configurable: { thread_id: run.id, checkpoint_ns: "" } });
     return started ? { kind: "continue" } : undefined;
   }
+}
+
+const ENDING_EVENTS: ReadonlySet<string> = new Set(["run_finished", "run_waiting", "run_paused"]);
+
+/** A run_finished event the executor reports itself (the engine could not). */
+function finishedEvent(run: RunRow, seq: number, data: Record<string, unknown>): StudioEvent {
+  return { run_id: run.id, seq, ts: new Date().toISOString(), type: "run_finished", data };
 }
 
 /** A final `error` (or, with the status changed, `timeout`) ending that keeps the state the run had. */
