@@ -129,6 +129,12 @@ describe("background failures when the database goes away", () => {
     });
     expect(ended).toMatchObject({ status: "error", error: { code: "DATABASE_UNAVAILABLE" } });
     expect(ended.error.details.reason).toEqual(expect.any(String));
+    // The run's own worker records its ending as soon as the database answers, which may be
+    // before the sweeper's next pass: wait for that pass rather than assume its order.
+    await until(
+      "a sweep after the database came back",
+      async () => studio.container.background.view().last_sweep_at ?? undefined,
+    );
     const health = await studio.app.inject({ method: "GET", url: "/api/health" });
     expect(health.statusCode).toBe(200);
     const { background } = health.json().data;
