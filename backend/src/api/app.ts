@@ -2,18 +2,12 @@
 import { existsSync } from "node:fs";
 import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger } from "fastify";
-import {
-  createJsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { AppError } from "../core/errors.js";
 import { requestId } from "../core/logging.js";
+import { registerApiDocs } from "./api-docs.js";
 import { type Container, PRODUCT_VERSION } from "./deps.js";
 import { registerErrorHandlers } from "./error-handlers.js";
 import "./request-context.js";
@@ -55,15 +49,7 @@ export async function buildApp(container: Container) {
       new AppError("RATE_LIMITED", { retry_after_seconds: Math.ceil(context.ttl / 1000) }),
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: "Superstep API", version: PRODUCT_VERSION },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-    },
-    transform: createJsonSchemaTransform({ skipList: [] }),
-  });
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
+  registerApiDocs(app, { prefix: DOCS_PREFIX, title: "Superstep API", version: PRODUCT_VERSION });
 
   await app.register(websocket, { options: { maxPayload: config.maxBodyBytes } });
   await app.register(async (scope) => registerRunSocket(scope, container));

@@ -1,11 +1,12 @@
 // Opens the database the configuration names (embedded SQLite, or PostgreSQL with DATABASE_URL)
 // and applies the migrations kept in models/migrations.
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
-import pg from "pg";
+import type pg from "pg";
 import type { Config } from "../core/config.js";
 import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
@@ -21,12 +22,17 @@ export interface DatabaseHandle {
 
 export const SQLITE_FILE = "superstep.db";
 
+// The PostgreSQL driver loads only when DATABASE_URL asks for it (a CommonJS package, so it can be
+// required here without making opening the database asynchronous).
+const require = createRequire(import.meta.url);
+
 export function openDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir">,
   onIdleError: (error: Error) => void = () => {},
 ): DatabaseHandle {
   if (config.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+    const { Pool } = require("pg") as typeof pg;
+    const pool = new Pool({ connectionString: config.databaseUrl, max: 10 });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);

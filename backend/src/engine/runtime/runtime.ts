@@ -12,25 +12,21 @@ import {
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import { type CompiledGraph, compileWorkflow, initialHiddenState, withCheckpointer } from "../compiler/compiler.js";
-import { NodeFailure, toEventError } from "../compiler/node-function.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
-import { serverKeyNeeded } from "../providers/chat-model.provider.js";
-import type { ValidatedWorkflow, ValidationEnvironment } from "../validator/validator.js";
-import { validateWorkflow } from "../validator/validator.js";
+import type { ValidatedWorkflow } from "../validator/validator.js";
 import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
 import { jsonBytes } from "./limits.js";
-import {
-  type CredentialResolver,
-  type CredentialTypeLookup,
-  MemoryResultLedger,
-  type ResultLedger,
-  type WorkflowResolver,
-} from "./ports.js";
+import { NodeFailure, toEventError } from "./node-failure.js";
+import { type CredentialResolver, MemoryResultLedger, type ResultLedger, type WorkflowResolver } from "./ports.js";
+import { prepareWorkflow } from "./prepare-workflow.js";
 import { asNodeEvent, type RunContext } from "./run-context.js";
 import { memoized, openRunCredentials } from "./run-credentials.js";
 import { checkRunInput } from "./run-input.js";
 import { testPauseFor } from "./test-pause.js";
+
+// Validation needs no LangGraph: services that only validate import prepare-workflow.js directly.
+export { prepareWorkflow, validationEnvironment } from "./prepare-workflow.js";
 
 export interface RunOptions {
   engine: EngineConfig;
@@ -68,39 +64,6 @@ export interface RunOutcome {
   next?: string[];
   supersteps: number;
   nextSeq: number;
-}
-
-export function validationEnvironment(
-  engine: EngineConfig,
-  resolveWorkflow?: WorkflowResolver,
-  credentialType?: CredentialTypeLookup,
-): ValidationEnvironment {
-  return {
-    codeMode: engine.codeMode,
-    providers: {
-      openai: { configured: Boolean(engine.openai.apiKey || engine.openai.baseUrl), variable: "OPENAI_API_KEY" },
-      anthropic: { configured: Boolean(engine.anthropic.apiKey), variable: "ANTHROPIC_API_KEY" },
-    },
-    serverKeyNeeded: (provider, baseUrl) => serverKeyNeeded(provider, baseUrl, engine),
-    smtpConfigured: Boolean(engine.smtpUrl),
-    maxSubgraphDepth: engine.maxSubgraphDepth,
-    resolveWorkflow: resolveWorkflow ?? (async () => undefined),
-    credentialType: credentialType ?? (async () => undefined),
-  };
-}
-
-/** Validates a document for running; AppError WORKFLOW_INVALID lists every problem. */
-export async function prepareWorkflow(
-  document: unknown,
-  options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId"> & { credentialType?: CredentialTypeLookup },
-): Promise<ValidatedWorkflow> {
-  const environment = validationEnvironment(options.engine, options.resolveWorkflow, options.credentialType);
-  const result = await validateWorkflow(document, environment, {
-    depth: 0,
-    chain: options.workflowId ? [options.workflowId] : [],
-  });
-  if (!result.ok) throw new AppError("WORKFLOW_INVALID", result.problems);
-  return result.workflow;
 }
 
 function outputOf(workflow: ValidatedWorkflow, state: Record<string, unknown>): Record<string, unknown> {

@@ -7,13 +7,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError, type ErrorCode } from "../../core/errors.js";
+import { lazyImport } from "../../core/lazy-import.js";
 import type { Logger } from "../../core/logging.js";
-import { toEventError } from "../../engine/compiler/node-function.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
+import { toEventError } from "../../engine/runtime/node-failure.js";
 import type { RunOptions, RunOutcome } from "../../engine/runtime/runtime.js";
-import { runStream } from "../../engine/runtime/runtime.js";
 import type { Database, RunRow } from "../../models/database.model.js";
-import { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
+import type { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
 import type { RunEnding, RunEventInput, RunRepository } from "../../repositories/run.repository.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
@@ -22,6 +22,16 @@ import type { RunBus } from "./run-bus.js";
 // Writing an ending the database refused is tried again after these waits (the last one repeats).
 const ENDING_RETRY_MS = [200, 500, 1000, 2000, 5000];
 const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
+
+// LangGraph and the checkpointer (several hundred modules, tens of MB) load with the first run,
+// not at start: a server that only serves the editor, or waits, never pays for them.
+export const runEngine = lazyImport(async () => {
+  const [{ runStream }, { DatabaseCheckpointSaver }] = await Promise.all([
+    import("../../engine/runtime/runtime.js"),
+    import("../../repositories/checkpoint.saver.js"),
+  ]);
+  return { runStream, DatabaseCheckpointSaver };
+});
 
 export interface ExecutorDeps {
   db: Kysely<Database>;
@@ -156,6 +166,7 @@ export class RunExecutor {
     // The event that announces the ending is recorded with the ending itself (see #finish).
     let ending: StudioEvent | null = null;
     try {
+      const { runStream, DatabaseCheckpointSaver } = await runEngine();
       const checkpointer = new DatabaseCheckpointSaver(db, { fence: { runId, leaseGen: run.lease_gen } });
       const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
         turn.databaseError = error;
