@@ -132,6 +132,29 @@ export async function* runStream(
   input: unknown,
   options: RunOptions,
 ): AsyncGenerator<StudioEvent, RunOutcome> {
+  // The run timeout's timer is cleared when the call ends. AbortSignal.timeout() cannot be
+  // cleared: it kept every ended run's signals, and what their listeners hold, for the whole
+  // STUDIO_RUN_TIMEOUT (an hour by default), a few kilobytes per run.
+  let timer: NodeJS.Timeout | undefined;
+  const timeoutAfter = (ms: number): AbortSignal => {
+    const controller = new AbortController();
+    timer = setTimeout(() => controller.abort(new DOMException("The run timed out", "TimeoutError")), ms);
+    timer.unref();
+    return controller.signal;
+  };
+  try {
+    return yield* streamTurn(document, input, options, timeoutAfter);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function* streamTurn(
+  document: unknown,
+  input: unknown,
+  options: RunOptions,
+  timeoutAfter: (ms: number) => AbortSignal,
+): AsyncGenerator<StudioEvent, RunOutcome> {
   const credentialsOf = memoized(options.credentials ?? (async () => undefined));
   const workflow = await prepareWorkflow(document, {
     ...options,
@@ -147,7 +170,7 @@ export async function* runStream(
     ? null
     : { ...initialHiddenState(workflow), ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
 
-  const timeout = AbortSignal.timeout(options.engine.runTimeoutMs);
+  const timeout = timeoutAfter(options.engine.runTimeoutMs);
   const stateLimit = new AbortController();
   const signal = AbortSignal.any([timeout, stateLimit.signal, ...(options.signal ? [options.signal] : [])]);
   const testPause = testPauseFor(options.engine, runId, signal);
