@@ -101,6 +101,11 @@ export class RunExecutor {
     this.#deps = deps;
   }
 
+  /** How many runs this process is executing now (a waiting or paused run is not one of them). */
+  executing(): number {
+    return this.#running.size;
+  }
+
   /** Stops a run this process is executing (cancel); true when it was running here. */
   abort(runId: string): boolean {
     const controller = this.#running.get(runId);

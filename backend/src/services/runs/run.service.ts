@@ -409,6 +409,15 @@ export class RunService {
     return true;
   }
 
+  /**
+   * What this process holds for runs now: runs executing, runs queued in memory, and live event
+   * listeners. A run that waits for a person or is paused is in none of them: it is only a row.
+   */
+  held(): { executing: number; queued: number; listeners: number } {
+    const { pending, active } = this.#queue.size();
+    return { executing: this.#executor.executing(), queued: pending + active, listeners: this.#bus.listeners() };
+  }
+
   /** Resolves when the queue has nothing left to do (tests, shutdown). */
   idle(): Promise<void> {
     return this.#queue.idle();
