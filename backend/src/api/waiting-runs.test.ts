@@ -2,7 +2,7 @@
 // started it holds no entry, timer or listener for it, and any process on the same database
 // resumes it.
 import { createHook } from "node:async_hooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { approvalWorkflow } from "../../test/engine-harness.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 import { createLogger } from "../core/logging.js";
@@ -115,5 +115,56 @@ describe("runs waiting at a Human node", () => {
       await app.close();
       await other.close();
     }
+  });
+
+  it("answers a resume before a worker takes the run: accepting never waits behind the run's turn", async () => {
+    const saved = await studio.app.inject({
+      method: "POST",
+      url: "/api/workflows",
+      headers: owner.auth,
+      payload: approvalWorkflow({ field: "approved" }),
+    });
+    const workflowId = saved.json().data.id as string;
+    const hook = await studio.app.inject({
+      method: "POST",
+      url: `/api/hooks/workflows/${workflowId}/runs`,
+      headers: key,
+      payload: {},
+    });
+    const runId = hook.json().data.run_id as string;
+    await studio.container.runs.idle();
+    const waiting = await studio.container.database.db
+      .selectFrom("runs")
+      .select(["status", "attempt"])
+      .where("id", "=", runId)
+      .executeTakeFirstOrThrow();
+    expect(waiting.status).toBe("waiting");
+
+    const resumed = await studio.app.inject({
+      method: "POST",
+      url: `/api/runs/${runId}/resume`,
+      headers: owner.auth,
+      payload: { input: { approved: true } },
+    });
+    // As the answer arrives, no worker holds the run yet, nor does the queue.
+    expect(studio.container.runs.held()).toEqual({ executing: 0, queued: 0, listeners: 0 });
+    expect(resumed.statusCode).toBe(200);
+    if (inject("dbKind") === "sqlite") {
+      // SQLite answers this read before anything else runs: the row is still as the answer left
+      // it, queued, with no new attempt and no lease.
+      const atAnswer = await studio.container.database.db
+        .selectFrom("runs")
+        .select(["status", "attempt", "lease_owner"])
+        .where("id", "=", runId)
+        .executeTakeFirstOrThrow();
+      expect(atAnswer).toEqual({ status: "queued", attempt: waiting.attempt, lease_owner: null });
+    }
+    await studio.container.runs.idle();
+    const ended = await studio.container.database.db
+      .selectFrom("runs")
+      .select(["status", "attempt"])
+      .where("id", "=", runId)
+      .executeTakeFirstOrThrow();
+    expect(ended).toEqual({ status: "ok", attempt: waiting.attempt + 1 });
   });
 });

@@ -85,6 +85,8 @@ export class RunService {
   readonly #monitor: BackgroundMonitor;
   readonly #leaseTtlMs: number;
   #sweeper: NodeJS.Timeout | null = null;
+  /** Resumed or continued runs about to be queued (see #enqueueAfterAnswer). */
+  readonly #enqueueing = new Set<Promise<void>>();
 
   constructor(deps: {
     runs: RunRepository;
@@ -310,7 +312,7 @@ export class RunService {
     });
     // A second resume finds the run no longer waiting: it applies once.
     if (!moved) throw new AppError("RUN_NOT_WAITING", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#queue.enqueue(id, moved.owner_id);
+    if (dispatch === "queue") this.#enqueueAfterAnswer(id, moved.owner_id);
     return toRunView(moved);
   }
 
@@ -321,7 +323,7 @@ export class RunService {
       pendingResume: JSON.stringify({ kind: "continue" }),
     });
     if (!moved) throw new AppError("RUN_NOT_PAUSED", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#queue.enqueue(id, moved.owner_id);
+    if (dispatch === "queue") this.#enqueueAfterAnswer(id, moved.owner_id);
     return toRunView(moved);
   }
 
@@ -419,7 +421,8 @@ export class RunService {
   }
 
   /** Resolves when the queue has nothing left to do (tests, shutdown). */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
+    await Promise.all(this.#enqueueing);
     return this.#queue.idle();
   }
 
@@ -429,6 +432,23 @@ export class RunService {
     this.#queue.stop();
     this.#executor.stop();
     await this.#callbacks.stop();
+  }
+
+  /**
+   * Queues a resumed or continued run once the caller has its answer: a free worker would
+   * otherwise start the turn (and its first database writes) before the answer is written. The
+   * run is already `queued` in the database, so a stop in between loses nothing (the next start or
+   * the sweeper queues it).
+   */
+  #enqueueAfterAnswer(id: string, ownerId: string): void {
+    const queued = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.#enqueueing.delete(queued);
+        this.#queue.enqueue(id, ownerId);
+        resolve();
+      }),
+    );
+    this.#enqueueing.add(queued);
   }
 
   async #owned(actor: Actor, id: string): Promise<RunRow> {
