@@ -35,7 +35,10 @@ export function openDatabase(
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const sqlite = new DatabaseSync(join(config.dataDir, SQLITE_FILE));
-  sqlite.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
+  // What each setting guarantees after a crash or a power loss: docs/en/runs.md.
+  sqlite.exec(
+    "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;",
+  );
   const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite) });
   return { db, kind: "sqlite", close: () => db.destroy() };
 }
