@@ -22,6 +22,7 @@ import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
 import { credentialRoutes } from "./routes/credential.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
+import { nodeTypeRoutes } from "./routes/node-type.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
 import { scheduleRoutes } from "./routes/schedule.routes.js";
 import { workflowRoutes } from "./routes/workflow.routes.js";
@@ -81,6 +82,7 @@ export async function buildApp(container: Container) {
     await scope.register(apiKeyRoutes(container));
     await scope.register(credentialRoutes(container));
     await scope.register(workflowRoutes(container));
+    await scope.register(nodeTypeRoutes());
     await scope.register(runRoutes(container));
     await scope.register(scheduleRoutes(container));
   });
