@@ -82,6 +82,17 @@ export function findUsages(document: WorkflowDocument, field: string): FieldUsag
   return usages;
 }
 
+/** The state field names a node uses: in its templates and in the settings that name fields. */
+export function fieldsUsedBy(node: Pick<WorkflowNode, "id" | "type" | "data">): Set<string> {
+  const names = new Set<string>();
+  for (const found of nodeReferences(node)) {
+    const name = found.reference?.root === "state" ? found.reference.path[0] : undefined;
+    if (name !== undefined) names.add(name);
+  }
+  for (const mention of fieldMentions(node.type, node.data)) names.add(mention.name);
+  return names;
+}
+
 /** The known name closest to a misspelt one, when it is close enough to be a likely typo. */
 export function nearestName(name: string, known: readonly string[]): string | undefined {
   if (known.length === 0 || name === "") return undefined;
@@ -165,6 +176,7 @@ export function referenceProblems(document: WorkflowDocument): ReferenceProblem[
 
 /** A text with every {{state.<from>…}} turned into {{state.<to>…}}; everything else kept as it was. */
 export function renameFieldInText(text: string, from: string, to: string): string {
+  if (!text.includes(from)) return text;
   let out = "";
   let copied = 0;
   for (const found of textReferences(text)) {
@@ -175,12 +187,4 @@ export function renameFieldInText(text: string, from: string, to: string): strin
     copied = at + from.length;
   }
   return copied === 0 ? text : out + text.slice(copied);
-}
-
-/** Whether a text holds a {{state.<field>…}} reference (cheap test before a rewrite). */
-export function mentionsField(text: string, field: string): boolean {
-  return (
-    text.includes(field) &&
-    textReferences(text).some((f) => f.reference?.root === "state" && f.reference.path[0] === field)
-  );
 }

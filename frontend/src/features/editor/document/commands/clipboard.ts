@@ -8,7 +8,7 @@ import { DOCUMENT_LIMITS, stateField, workflowEdge, workflowNode } from "../back
 import { refuse } from "../document-errors.js";
 import type { CanvasNote, EditorContent, Position, StateField, WorkflowEdge, WorkflowNode } from "../document-types.js";
 import { edgeIdAllocator, nodeIdAllocator } from "../element-ids.js";
-import { findUsages } from "../references.js";
+import { fieldsUsedBy } from "../references.js";
 import type { CommandHandler } from "./command-types.js";
 import { canvasNote, NOTE_LIMITS } from "./note-commands.js";
 
@@ -38,8 +38,9 @@ export function selectionContent(
   const nodes = content.document.nodes.filter((n) => nodeSet.has(n.id));
   const edges = content.document.edges.filter((e) => nodeSet.has(e.source) && nodeSet.has(e.target));
   const notes = content.notes.filter((n) => noteSet.has(n.id));
-  const picked = { ...content.document, nodes, edges: [] };
-  const state = content.document.state.filter((field) => findUsages(picked, field.name).length > 0);
+  const used = new Set<string>();
+  for (const node of nodes) for (const name of fieldsUsedBy(node)) used.add(name);
+  const state = content.document.state.filter((field) => used.has(field.name));
   return { nodes, edges, notes, state };
 }
 
