@@ -49,7 +49,7 @@ describe("copy and paste", () => {
       { name: "summaries", type: "list" },
     ]);
     expect(target.getState().history.past.map((e) => [e.labelKey, e.params])).toEqual([
-      ["editor.history.paste", { nodes: 3, notes: 0, fields: 4 }],
+      ["editor.history.paste", { count: 3, nodes: 3, notes: 0, fields: 4 }],
     ]);
   });
 

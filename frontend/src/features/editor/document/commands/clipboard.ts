@@ -165,7 +165,12 @@ export const paste: CommandHandler<"paste"> = (draft, { text, at }) => {
   const created = pasteContent(draft, clip, at);
   return {
     labelKey: "editor.history.paste",
-    params: { nodes: clip.nodes.length, notes: clip.notes.length, fields: draft.document.state.length - stateBefore },
+    params: {
+      count: created.length,
+      nodes: clip.nodes.length,
+      notes: clip.notes.length,
+      fields: draft.document.state.length - stateBefore,
+    },
     created,
   };
 };
@@ -180,7 +185,7 @@ export const duplicate: CommandHandler<"duplicate"> = (draft, { nodeIds, noteIds
   const created = pasteContent(draft, clip, undefined);
   return {
     labelKey: "editor.history.duplicate",
-    params: { nodes: clip.nodes.length, notes: clip.notes.length },
+    params: { count: created.length, nodes: clip.nodes.length, notes: clip.notes.length },
     created,
   };
 };

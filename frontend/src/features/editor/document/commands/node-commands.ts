@@ -60,7 +60,12 @@ export const removeElements: CommandHandler<"remove"> = (draft, command) => {
   if (noteIds.size > 0) draft.notes = draft.notes.filter((n) => !noteIds.has(n.id));
   return {
     labelKey: command.cut ? "editor.history.cut" : "editor.history.remove",
-    params: { nodes: nodeIds.size, edges: edgesBefore - document.edges.length, notes: noteIds.size },
+    params: {
+      count: nodeIds.size + (edgesBefore - document.edges.length) + noteIds.size,
+      nodes: nodeIds.size,
+      edges: edgesBefore - document.edges.length,
+      notes: noteIds.size,
+    },
   };
 };
 
