@@ -36,8 +36,7 @@ export function startJournalWriter(options: JournalWriterOptions): JournalWriter
   let firstChangeAt: number | undefined;
   let chain: Promise<void> = Promise.resolve();
 
-  const write = async () => {
-    const state = store.getState();
+  const write = async (state: DocumentState = store.getState()) => {
     const record = journalRecordOf(state, Date.now());
     if (!record) return;
     // A session without a single edit leaves the journal alone: it may hold an earlier session's
@@ -55,7 +54,7 @@ export function startJournalWriter(options: JournalWriterOptions): JournalWriter
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     firstChangeAt = undefined;
-    chain = chain.then(write);
+    chain = chain.then(() => write());
     return chain;
   };
 
@@ -70,7 +69,15 @@ export function startJournalWriter(options: JournalWriterOptions): JournalWriter
   const unsubscribe = store.subscribe((state, previous) => {
     const now = watched(state);
     const before = watched(previous);
-    if (now.some((value, i) => value !== before[i])) schedule();
+    if (now.every((value, i) => value === before[i])) return;
+    // Another workflow opened in the same store: the previous one's last edits are written now.
+    if (timer !== undefined && state.workflowId !== previous.workflowId) {
+      clearTimeout(timer);
+      timer = undefined;
+      firstChangeAt = undefined;
+      chain = chain.then(() => write(previous));
+    }
+    schedule();
   });
 
   return {

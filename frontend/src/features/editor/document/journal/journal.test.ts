@@ -135,6 +135,17 @@ describe("journal writer", () => {
     writer.dispose();
   });
 
+  it("writes a workflow's last edits when another one is opened in the same store", async () => {
+    const store = loadedStore();
+    const writer = startJournalWriter({ store, storage });
+    store.getState().dispatch({ type: "rename-node", nodeId: "draft", label: "Last edit" });
+    store.getState().load({ workflowId: "wf_2", version: 1, document: sampleDocument() });
+    await writer.flush();
+    expect((await storage.find("wf_1"))?.content.document.nodes[1]?.data.label).toBe("Last edit");
+    expect(await storage.find("wf_2")).toBeUndefined();
+    writer.dispose();
+  });
+
   it("tells a failed write instead of throwing", async () => {
     const store = loadedStore();
     const failures: string[] = [];
