@@ -14,18 +14,31 @@ export interface LogLine {
 
 const ERROR = 50;
 
+/** A run as GET /api/runs/{id} shows it (the fields these tests read). */
+export interface RunSeen {
+  status: string;
+  attempt: number;
+  state: Record<string, unknown> | null;
+}
+
+export interface HookAnswer {
+  status: number;
+  retryAfter: string | undefined;
+  body: { data?: { run_id: string }; error?: { code: string; details: Record<string, unknown> } };
+}
+
 export interface TroubleStudio {
   studio: TestStudio;
   owner: Session;
   lines: LogLine[];
   /** Triggers the gated workflow through the hook route (app.inject). */
-  trigger(): Promise<{ status: number; retryAfter: string | undefined; body: Record<string, any> }>;
+  trigger(): Promise<HookAnswer>;
   workflowId: string;
-  getRun(id: string): Promise<Record<string, any>>;
+  getRun(id: string): Promise<RunSeen>;
   /** Resolves with the first error log line about `runId` whose message starts with `prefix`. */
   logged(runId: string, prefix: string): Promise<LogLine>;
   /** Waits for the run to leave queued/running, and checks its events are complete and in order. */
-  ended(runId: string): Promise<Record<string, any>>;
+  ended(runId: string): Promise<RunSeen>;
 }
 
 export async function openTroubleStudio(env: Record<string, string>, gate: Gate): Promise<TroubleStudio> {
@@ -46,7 +59,7 @@ export async function openTroubleStudio(env: Record<string, string>, gate: Gate)
       payload: gatedWorkflow(gate.url, "held"),
     })
   ).json().data.id as string;
-  const getRun = async (id: string) =>
+  const getRun = async (id: string): Promise<RunSeen> =>
     (await studio.app.inject({ method: "GET", url: `/api/runs/${id}`, headers: owner.auth })).json().data;
   return {
     studio,
@@ -62,7 +75,11 @@ export async function openTroubleStudio(env: Record<string, string>, gate: Gate)
         payload: {},
       });
       const retryAfter = response.headers["retry-after"];
-      return { status: response.statusCode, retryAfter: retryAfter as string | undefined, body: response.json() };
+      return {
+        status: response.statusCode,
+        retryAfter: retryAfter as string | undefined,
+        body: response.json() as HookAnswer["body"],
+      };
     },
     logged: (runId, prefix) =>
       until(`"${prefix}" logged for ${runId}`, async () =>

@@ -4,14 +4,15 @@
 // SQLite the holder is a second connection to the file in `BEGIN IMMEDIATE`; on PostgreSQL, a
 // second session holding `LOCK TABLE runs IN EXCLUSIVE MODE` (reads go on, writes to runs wait),
 // met by lock_timeout.
-import { DatabaseSync } from "node:sqlite";
+
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gate, startGate } from "../../test/engine-harness.js";
 import { openTroubleStudio, type TroubleStudio } from "../../test/storage-trouble.js";
-import { SQLITE_FILE } from "../repositories/database.js";
 import type { TestStudio } from "../../test/test-studio.js";
+import { SQLITE_FILE } from "../repositories/database.js";
 
 /** Takes the write lock from a second connection; resolves with its release. */
 async function holdWriteLock(studio: TestStudio): Promise<() => Promise<void>> {
@@ -50,7 +51,7 @@ describe("a database locked by another connection", () => {
     await studio.container.runs.start(250);
     const accepted = await trigger();
     expect(accepted.status).toBe(202);
-    const runId = accepted.body.data.run_id as string;
+    const runId = accepted.body.data?.run_id as string;
     await gate.arrived(1);
 
     release = await holdWriteLock(studio);
@@ -86,6 +87,6 @@ describe("a database locked by another connection", () => {
     expect(runs.map((r) => r.id)).toEqual([runId]);
     const again = await trigger();
     expect(again.status).toBe(202);
-    expect((await ended(again.body.data.run_id)).status).toBe("ok");
+    expect((await ended(again.body.data?.run_id as string)).status).toBe("ok");
   });
 });

@@ -1,8 +1,17 @@
 // Load shedding at the door: while STUDIO_MAX_IN_FLIGHT requests are being handled, one more is
 // answered 503 SERVER_BUSY with Retry-After at once, before any work (authentication, parsing, the
-// database) is done for it. A burst then costs the server a refusal per request instead of a
-// queue that grows until every client times out. The health check and sockets are not counted:
-// a monitor must still see the server, and a socket stays open for as long as the editor does.
+// database) is done for it. A burst then costs the server a cheap refusal per request beyond the
+// bound instead of a queue that grows until every client times out (and the server acts later on
+// requests whose clients have given up).
+//
+// Each counted request first lets the event loop go round once. Without that, a request on the
+// embedded database (whose calls are synchronous) runs from start to answer without yielding, so
+// the requests behind it wait unseen in the kernel's socket queues and are never counted; with
+// it, every request that has arrived is counted before the work of the first one starts.
+//
+// The health check, sockets and event streams are not counted: a monitor must still see the
+// server, and a socket or a stream of a run's events stays open for as long as its reader does.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError } from "../core/errors.js";
 
@@ -13,7 +22,7 @@ declare module "fastify" {
   }
 }
 
-// A request in flight usually ends within a second or two; a polling hint, not a promise.
+// A polling hint, not a promise: the requests in flight are usually answered within a second or two.
 const IN_FLIGHT_RETRY_SECONDS = 2;
 
 export class RequestLoad {
@@ -44,12 +53,14 @@ export class RequestLoad {
       reply.raw.once("close", () => {
         this.#inFlight--;
       });
+      await nextTurn();
     });
   }
 }
 
+// Routes whose answer lasts as long as the client wants it, or that a monitor calls.
+const NOT_COUNTED = new Set(["/api/health", "/api/runs/:id/stream"]);
+
 function exempt(request: FastifyRequest): boolean {
-  if (request.headers.upgrade !== undefined) return true;
-  const path = request.url.split("?")[0] ?? "";
-  return path === "/api/health" || path.startsWith("/api/health/");
+  return request.headers.upgrade !== undefined || NOT_COUNTED.has(request.routeOptions.url ?? "");
 }

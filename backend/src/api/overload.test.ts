@@ -166,6 +166,7 @@ describe("requests handled at once (STUDIO_MAX_IN_FLIGHT)", () => {
   let studio: TestStudio;
   let gate: Gate;
   let caller: Caller;
+  let owner: Session;
 
   beforeAll(async () => {
     gate = await startGate();
@@ -173,7 +174,8 @@ describe("requests handled at once (STUDIO_MAX_IN_FLIGHT)", () => {
     studio = await startTestStudio({ ...NO_USER_LIMITS, STUDIO_MAX_IN_FLIGHT: String(MAX) });
     await studio.container.runs.start(60_000);
     await studio.app.listen({ port: 0, host: "127.0.0.1" });
-    caller = await callerOf(studio, await setupOwner(studio), gate, "held");
+    owner = await setupOwner(studio);
+    caller = await callerOf(studio, owner, gate, "held");
   });
   afterAll(async () => {
     await gate.close();
@@ -206,6 +208,73 @@ describe("requests handled at once (STUDIO_MAX_IN_FLIGHT)", () => {
     await expect.poll(() => studio.app.requestLoad.inFlight).toBe(0);
     expect((await trigger(base, caller)).status).toBe(202);
     await studio.container.runs.idle();
+  });
+
+  it("counts every request that has arrived before working on the first, so a burst beyond the bound is refused at once", async () => {
+    const base = baseOf(studio);
+    const url = new URL(base);
+    const BURST = 20;
+    let connected = 0;
+    const accepted = new Promise<void>((resolve) => {
+      const count = () => {
+        if (++connected === BURST) {
+          studio.app.server.off("connection", count);
+          resolve();
+        }
+      };
+      studio.app.server.on("connection", count);
+    });
+    const sockets = Array.from({ length: BURST }, () => connect(Number(url.port), url.hostname));
+    await accepted;
+    const answers = sockets.map(
+      (socket) =>
+        new Promise<number>((resolve, reject) => {
+          let received = "";
+          socket.on("data", (chunk) => {
+            received += chunk.toString("utf8");
+          });
+          socket.on("end", () => resolve(Number(received.split(" ")[1])));
+          socket.on("error", reject);
+        }),
+    );
+    // All the requests reach the server in one go: it reads them all before it answers any.
+    for (const socket of sockets) {
+      socket.write(
+        `POST /api/hooks/workflows/${caller.workflowId}/runs HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${caller.key}\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`,
+      );
+    }
+    const statuses = await Promise.all(answers);
+    expect(statuses.filter((status) => status === 202)).toHaveLength(MAX);
+    expect(statuses.filter((status) => status === 503)).toHaveLength(BURST - MAX);
+    await studio.container.runs.idle();
+    const runs = await runsOf(studio, [caller.workflowId]);
+    expect(runs.filter((r) => r.status !== "ok")).toEqual([]);
+  });
+
+  it("does not count streams of a run's events, which stay open as long as their reader wants", async () => {
+    const base = baseOf(studio);
+    const slowGate = await startGate();
+    try {
+      const slow = await callerOf(studio, owner, slowGate, "slow");
+      const started = await trigger(base, slow);
+      const runId = started.body.data?.run_id as string;
+      await slowGate.arrived(1);
+      const streams = await Promise.all(
+        Array.from({ length: MAX }, () =>
+          fetch(`${base}/api/runs/${runId}/stream`, { headers: { authorization: `Bearer ${slow.key}` } }),
+        ),
+      );
+      expect(streams.map((r) => r.status)).toEqual([200, 200, 200]);
+      await expect.poll(() => studio.app.requestLoad.inFlight).toBe(0);
+      expect((await trigger(base, caller)).status).toBe(202);
+
+      slowGate.open();
+      const bodies = await Promise.all(streams.map((r) => r.text()));
+      for (const body of bodies) expect(body).toContain("event: run_finished");
+      await studio.container.runs.idle();
+    } finally {
+      await slowGate.close();
+    }
   });
 
   it("counts a request whose client went away as ended", async () => {

@@ -28,7 +28,7 @@ describe("configuration", () => {
       userMaxQueued: 100,
       userRunRatePerMinute: 60,
       maxQueuedRuns: 10_000,
-      maxInFlight: 512,
+      maxInFlight: 256,
       dbBusyTimeoutMs: 5000,
       scheduleMinIntervalSeconds: 60,
     });

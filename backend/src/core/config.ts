@@ -256,7 +256,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),
     userRunRatePerMinute: integer(env, "STUDIO_USER_RUN_RATE", 60, 1, 100_000),
     maxQueuedRuns: integer(env, "STUDIO_MAX_QUEUED", 10_000, 1, 10_000_000),
-    maxInFlight: integer(env, "STUDIO_MAX_IN_FLIGHT", 512, 1, 1_000_000),
+    maxInFlight: integer(env, "STUDIO_MAX_IN_FLIGHT", 256, 1, 1_000_000),
     dbBusyTimeoutMs: integer(env, "STUDIO_DB_BUSY_TIMEOUT_MS", 5000, 0, 600_000),
     scheduleMinIntervalSeconds: integer(env, "STUDIO_SCHEDULE_MIN_INTERVAL", 60, 1, 366 * 24 * 3600),
     callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),

@@ -35,7 +35,11 @@ export function openDatabase(
   const busyTimeoutMs = config.dbBusyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (config.databaseUrl) {
     // lock_timeout 0 would mean "wait for ever" to PostgreSQL.
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10, lock_timeout: Math.max(1, busyTimeoutMs) });
+    const pool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: 10,
+      lock_timeout: Math.max(1, busyTimeoutMs),
+    });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
