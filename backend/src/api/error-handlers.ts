@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AppError, type ErrorCode } from "../core/errors.js";
-import { storageError } from "../repositories/database-errors.js";
+import { databaseAppError } from "../repositories/database-errors.js";
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details: unknown };
@@ -60,7 +60,7 @@ function validationDetails(issues: ValidationIssue[], context: string | undefine
 /** Maps framework, plugin and database errors onto catalog codes; anything unknown becomes INTERNAL. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  const storage = storageError(error);
+  const storage = databaseAppError(error);
   if (storage) return storage;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const context = (error as { validationContext?: string }).validationContext;

@@ -1,8 +1,8 @@
-// Which driver errors are a storage problem that passes (a full disk, a lock held elsewhere), and
-// the catalog code each becomes. The errors themselves are met for real in the dialect, locked
+// Which driver errors are a storage problem that passes (a full disk, a lock held elsewhere) or a
+// database out of reach, and the catalog code each becomes. The errors themselves are met for real in the dialect, locked
 // database and full disk tests; here, the codes of both drivers side by side.
 import { describe, expect, it } from "vitest";
-import { storageError, storageProblem } from "./database-errors.js";
+import { databaseAppError, isDatabaseAway, storageProblem } from "./database-errors.js";
 
 describe("storage problems", () => {
   it.each([
@@ -22,17 +22,35 @@ describe("storage problems", () => {
     expect(storageProblem(error)).toBe(problem);
   });
 
-  it("becomes STORAGE_FULL (507) or DATABASE_BUSY (503), each with a Retry-After hint", () => {
-    expect(storageError({ errcode: 13 })).toMatchObject({
+  it.each([
+    [{ code: "ECONNREFUSED", syscall: "connect" }, true],
+    [{ code: "57P01", message: "terminating connection due to administrator command" }, true],
+    [{ code: "57P03", message: "the database system is in recovery mode" }, true],
+    [{ code: "08006" }, true], // connection_failure
+    [new Error("Connection terminated unexpectedly"), true],
+    [{ code: "53100" }, false],
+    [{ code: "23505" }, false],
+    [new Error("boom"), false],
+  ])("%j is a database out of reach: %s", (error, away) => {
+    expect(isDatabaseAway(error)).toBe(away);
+  });
+
+  it("becomes STORAGE_FULL (507), DATABASE_BUSY or DATABASE_UNAVAILABLE (503), each with a Retry-After hint", () => {
+    expect(databaseAppError({ errcode: 13 })).toMatchObject({
       code: "STORAGE_FULL",
       status: 507,
       details: { retry_after_seconds: 60 },
     });
-    expect(storageError({ code: "55P03" })).toMatchObject({
+    expect(databaseAppError({ code: "55P03" })).toMatchObject({
       code: "DATABASE_BUSY",
       status: 503,
       details: { retry_after_seconds: 5 },
     });
-    expect(storageError(new Error("boom"))).toBeNull();
+    expect(databaseAppError({ code: "ECONNREFUSED" })).toMatchObject({
+      code: "DATABASE_UNAVAILABLE",
+      status: 503,
+      details: { retry_after_seconds: 10 },
+    });
+    expect(databaseAppError(new Error("boom"))).toBeNull();
   });
 });

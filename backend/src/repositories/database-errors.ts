@@ -1,3 +1,5 @@
+// How the database refused: a unique key taken, a full disk, a lock held elsewhere, or the server
+// out of reach, recognised from either driver's errors.
 import { AppError } from "../core/errors.js";
 
 // Recognises a unique-constraint violation from either database driver.
@@ -39,18 +41,46 @@ export function storageProblem(error: unknown): StorageProblem | null {
   return null;
 }
 
+// A PostgreSQL server that cannot be reached, or is shutting down or restarting (crash recovery,
+// as after its write-ahead log's disk filled): the connection's errors, by SQLSTATE, by socket
+// error, or by node-postgres's own message (it gives those no code).
+const PG_AWAY_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
+const PG_CONNECTION_MESSAGES = [
+  "Connection terminated",
+  "timeout exceeded when trying to connect",
+  "Client has encountered a connection error",
+];
+
+/** The database cannot be reached (PostgreSQL down, restarting, or refusing connections). */
+export function isDatabaseAway(error: unknown): boolean {
+  if (!error || typeof error !== "object") return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === "string") {
+    if (code.startsWith("08") && code.length === 5) return true; // connection_exception
+    if (PG_AWAY_STATES.has(code) || SOCKET_ERRORS.has(code)) return true;
+  }
+  return typeof message === "string" && PG_CONNECTION_MESSAGES.some((text) => message.startsWith(text));
+}
+
 // What a refused client is told to wait: freeing disk space takes a person; a lock, a moment.
 const STORAGE_FULL_RETRY_SECONDS = 60;
 const DATABASE_BUSY_RETRY_SECONDS = 5;
+const DATABASE_AWAY_RETRY_SECONDS = 10;
 
-/** STORAGE_FULL or DATABASE_BUSY for a storage problem (with Retry-After); null for any other error. */
-export function storageError(error: unknown): AppError | null {
+/**
+ * STORAGE_FULL or DATABASE_BUSY for a storage problem, DATABASE_UNAVAILABLE for a database that
+ * cannot be reached (each with Retry-After); null for any other error.
+ */
+export function databaseAppError(error: unknown): AppError | null {
   switch (storageProblem(error)) {
     case "full":
       return new AppError("STORAGE_FULL", { retry_after_seconds: STORAGE_FULL_RETRY_SECONDS });
     case "busy":
       return new AppError("DATABASE_BUSY", { retry_after_seconds: DATABASE_BUSY_RETRY_SECONDS });
-    default:
-      return null;
   }
+  if (isDatabaseAway(error)) {
+    return new AppError("DATABASE_UNAVAILABLE", { retry_after_seconds: DATABASE_AWAY_RETRY_SECONDS });
+  }
+  return null;
 }

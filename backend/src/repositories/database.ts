@@ -43,6 +43,10 @@ export function openDatabase(
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
+    // A connection lost while a query holds it emits `error` on its client, which the pool only
+    // listens to while the client is idle: unheard, that event would end the process. The query
+    // itself fails with the same error (the request gets DATABASE_UNAVAILABLE).
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }
