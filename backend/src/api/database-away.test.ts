@@ -25,7 +25,7 @@ async function startRelay(target: URL) {
   let port = 0;
   const listen = () =>
     new Promise<void>((resolve) => {
-      server = createServer((client) => {
+      const relay = createServer((client) => {
         const upstream = connect(Number(target.port), target.hostname);
         for (const socket of [client, upstream]) {
           sockets.add(socket);
@@ -34,8 +34,9 @@ async function startRelay(target: URL) {
         }
         client.pipe(upstream).pipe(client);
       });
-      server.listen(port, "127.0.0.1", () => {
-        port = (server?.address() as { port: number }).port;
+      server = relay;
+      relay.listen(port, "127.0.0.1", () => {
+        port = (relay.address() as { port: number }).port;
         resolve();
       });
     });
