@@ -16,6 +16,7 @@ import { AppError } from "../core/errors.js";
 import { requestId } from "../core/logging.js";
 import { type Container, PRODUCT_VERSION } from "./deps.js";
 import { registerErrorHandlers } from "./error-handlers.js";
+import { RequestLoad } from "./load-shedding.js";
 import "./request-context.js";
 import { apiKeyRoutes } from "./routes/api-key.routes.js";
 import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
@@ -47,6 +48,9 @@ export async function buildApp(container: Container) {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  const load = new RequestLoad(config.maxInFlight);
+  load.register(app);
+  app.decorate("requestLoad", load);
 
   registerErrorHandlers(app, { uiDir: config.uiDir });
 

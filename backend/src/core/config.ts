@@ -35,6 +35,12 @@ export interface Config {
   userMaxQueued: number;
   /** Runs one user may start per minute (hooks, editor, schedules together; not the CLI). */
   userRunRatePerMinute: number;
+  /** Runs queued and running in this server process, all users together, before new runs get SERVER_BUSY. */
+  maxQueuedRuns: number;
+  /** Requests handled at once (health and sockets aside) before more get SERVER_BUSY. */
+  maxInFlight: number;
+  /** How long a statement waits for a lock another connection holds before DATABASE_BUSY. */
+  dbBusyTimeoutMs: number;
   scheduleMinIntervalSeconds: number;
   callbackRetryBaseMs: number;
   /** Base64 or hex of 32 bytes; null: a key file generated in the data dir. */
@@ -249,6 +255,9 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     userMaxRuns: integer(env, "STUDIO_USER_MAX_RUNS", 2, 1, 256),
     userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),
     userRunRatePerMinute: integer(env, "STUDIO_USER_RUN_RATE", 60, 1, 100_000),
+    maxQueuedRuns: integer(env, "STUDIO_MAX_QUEUED", 10_000, 1, 10_000_000),
+    maxInFlight: integer(env, "STUDIO_MAX_IN_FLIGHT", 256, 1, 1_000_000),
+    dbBusyTimeoutMs: integer(env, "STUDIO_DB_BUSY_TIMEOUT_MS", 5000, 0, 600_000),
     scheduleMinIntervalSeconds: integer(env, "STUDIO_SCHEDULE_MIN_INTERVAL", 60, 1, 366 * 24 * 3600),
     callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),
     encryptionKey: encryptionKey(env),
