@@ -11,6 +11,7 @@ import {
   OWNER,
   openContext,
   ownerToken,
+  ownerUser,
   screenshot,
   seriousViolations,
   signIn,
@@ -169,7 +170,7 @@ describe("the studio's shell in a browser", () => {
   for (const lang of ["en", "vi"] as const satisfies Lang[]) {
     it(`an expired session sends to login with the reason, and back to the page after signing in (${lang})`, async () => {
       const { context, page, errors } = await openContext(browser, { lang });
-      await storeSession(page, studio, await expiredToken(ownerId));
+      await storeSession(page, studio, await expiredToken(ownerId), await ownerUser(studio));
       await page.goto(`${studio.url}/workflows/${workflowId}`);
       await page.waitForURL((url) => url.pathname === "/login");
       const url = new URL(page.url());

@@ -136,11 +136,14 @@ export async function ownerUser(studio: E2EStudio): Promise<{ id: string; email:
   return me.body.data as { id: string; email: string };
 }
 
-/** Puts a session into the context's storage, as the login page would, with any token. */
-export async function storeSession(page: Page, studio: E2EStudio, token: string): Promise<void> {
-  const user = await ownerUser(studio);
+/** Puts a session into the context's storage, as the login page would; `user` is looked up with the token unless given. */
+export async function storeSession(page: Page, studio: E2EStudio, token: string, user?: unknown): Promise<void> {
+  const sessionUser = user ?? (await api<unknown>(studio, "GET", "/api/auth/me", { token })).body.data;
   await page.goto(`${studio.url}/login`);
-  await page.evaluate((value) => localStorage.setItem("superstep.session", value), JSON.stringify({ token, user }));
+  await page.evaluate(
+    (value) => localStorage.setItem("superstep.session", value),
+    JSON.stringify({ token, user: sessionUser }),
+  );
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -13,6 +13,7 @@ const ISSUE_CODES = new Set([
   "too_small",
   "invalid_format",
   "unrecognized_keys",
+  "unrecognized_key",
   "invalid_union",
   "invalid_value",
   "invalid_key",
