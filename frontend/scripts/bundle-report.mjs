@@ -40,9 +40,11 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
 const entryKey = Object.keys(manifest).find((key) => manifest[key].isEntry);
 const shared = files(closure(entryKey));
 const rows = [["every page (shell, router, i18n, query, React)", measure(shared)]];
-for (const key of manifest[entryKey].dynamicImports ?? []) {
+// Every chunk loaded on demand: the pages, the texts of each language, the examples' catalog.
+const lazy = Object.keys(manifest).filter((key) => manifest[key].isDynamicEntry);
+for (const key of lazy) {
   const own = [...files(closure(key))].filter((name) => !shared.has(name));
-  const label = key.replace(/^src\//, "").replace(/\.tsx?$/, "");
+  const label = key.replace(/^src\//, "").replace(/\.(tsx?|json)$/, "");
   rows.push([`+ ${label}`, measure(own)]);
 }
 
