@@ -152,10 +152,22 @@ describe("the studio's shell in a browser", () => {
     const { context, page, errors } = await openContext(browser);
     await signIn(page, studio);
     await page.waitForURL(`${studio.url}/workflows`);
+    await page.getByTestId("workflow-row").first().waitFor();
+    expect(await page.title()).toBe("Workflows · Superstep");
+    // A second tab of the same browser, signed in through the shared storage.
+    const other = await context.newPage();
+    await other.goto(`${studio.url}/workflows/${workflowId}`);
+    await other.getByTestId("workflow-title").waitFor();
+    expect(await other.title()).toBe("Đơn hàng 🚀 · Superstep");
+
     await page.getByRole("button", { name: `Account: ${OWNER.name}` }).click();
     await page.getByRole("menuitem", { name: "Sign out" }).click();
     await page.waitForURL(`${studio.url}/login`);
     expect(await page.evaluate(() => localStorage.getItem("superstep.session"))).toBeNull();
+    expect(await page.title()).toBe("Sign in · Superstep");
+    // Signing out in one tab signs out the other.
+    await other.waitForURL(`${studio.url}/login`);
+    await other.close();
 
     await page.goto(`${studio.url}/workflows/${workflowId}`);
     await page.waitForURL((url) => url.pathname === "/login");
@@ -207,6 +219,34 @@ describe("the studio's shell in a browser", () => {
     expect(await page.getByTestId("login-reason").textContent()).toBe(TEXT.en.invalid);
     await signIn(page, studio);
     await page.waitForURL(`${studio.url}/workflows`);
+    await context.close();
+  });
+
+  it("a page whose data or code cannot load says why, and Try again brings it back", async () => {
+    const { context, page } = await openContext(browser, { lang: "vi" });
+    await signIn(page, studio, "vi");
+    await page.getByTestId("workflow-row").first().waitFor();
+
+    // The server cannot be reached for the workflow's data.
+    await page.route("**/api/workflows/*", (route) => route.abort("connectionrefused"));
+    await page.getByTestId("workflow-name").first().click();
+    await page.getByTestId("route-error-message").waitFor();
+    expect(await page.getByTestId("route-error-message").textContent()).toBe("Không kết nối được tới máy chủ.");
+    await screenshot(page, "workflow-network-error-vi");
+    await page.unroute("**/api/workflows/*");
+    await page.getByRole("button", { name: "Thử lại" }).click();
+    await page.getByTestId("workflow-title").waitFor();
+
+    // The page's own code cannot be loaded (the server went away, or was updated meanwhile).
+    await page.goto(`${studio.url}/login`);
+    await page.route("**/assets/import-repo-page-*.js", (route) => route.abort("connectionrefused"));
+    await page.goto(`${studio.url}/import-repo`);
+    await page.getByTestId("route-error-message").waitFor();
+    expect(await page.getByTestId("route-error-message").textContent()).toBe("Không kết nối được tới máy chủ.");
+    expect(await page.getByRole("banner").isVisible()).toBe(true);
+    await page.unroute("**/assets/import-repo-page-*.js");
+    await page.getByRole("button", { name: "Thử lại" }).click();
+    await page.getByRole("heading", { level: 1, name: "Nhập repo LangGraph" }).waitFor();
     await context.close();
   });
 

@@ -1,6 +1,7 @@
 import { CircleAlertIcon, RefreshCwIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
 import { isRouteErrorResponse, Link, useRevalidator, useRouteError } from "react-router";
+import { PageTitle } from "@/components/page-title";
 import { Button } from "@/components/ui/button";
 import { errorMessage, isChunkLoadError } from "@/lib/error-message";
 import { HOME_PATH } from "@/lib/next-path";
@@ -24,6 +25,7 @@ export function RouteError() {
       className="mx-auto flex w-full max-w-xl flex-col items-center gap-4 px-6 py-16 text-center"
     >
       <CircleAlertIcon className="size-10 text-destructive" aria-hidden />
+      <PageTitle title={t("common.errorTitle")} />
       <h1 id="route-error-title" className="text-xl font-semibold">
         {t("common.errorTitle")}
       </h1>

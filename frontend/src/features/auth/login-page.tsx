@@ -2,6 +2,7 @@ import { CircleAlertIcon, InfoIcon, LoaderCircleIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { FormField } from "@/components/form-field";
+import { PageTitle } from "@/components/page-title";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { api, SESSION_ENDED_CODES } from "@/lib/api";
@@ -22,6 +23,7 @@ export function LoginPage() {
   const fieldError = (key?: string) => (key ? t(key) : null);
   return (
     <AuthLayout title={t("auth.login.title")} description={t("auth.login.description")}>
+      <PageTitle title={t("auth.login.title")} />
       <form onSubmit={submit} noValidate className="grid gap-4">
         {mutation.error ? (
           <Alert variant="destructive">

@@ -2,6 +2,7 @@ import { CircleAlertIcon, LoaderCircleIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { FormField } from "@/components/form-field";
+import { PageTitle } from "@/components/page-title";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ApiError, api } from "@/lib/api";
@@ -22,6 +23,7 @@ export function SetupPage() {
   const error = mutation.error;
   return (
     <AuthLayout title={t("auth.setup.title")} description={t("auth.setup.description")}>
+      <PageTitle title={t("auth.setup.title")} />
       <form onSubmit={submit} noValidate className="grid gap-4" aria-describedby={error ? "setup-error" : undefined}>
         {error && (
           <Alert variant="destructive" id="setup-error">

@@ -3,6 +3,7 @@ import { ArrowLeftIcon } from "lucide-react";
 import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useParams } from "react-router";
+import { PageTitle } from "@/components/page-title";
 import { Badge } from "@/components/ui/badge";
 import { workflowQuery } from "@/features/workflows/workflow-queries";
 import { HOME_PATH } from "@/lib/next-path";
@@ -16,11 +17,16 @@ export function WorkflowPage() {
   const { t, i18n } = useTranslation();
   const { id = "" } = useParams();
   // The route's loader has put the workflow in the cache; errors go to the route's boundary.
-  const { data: workflow } = useQuery({ ...workflowQuery(id), throwOnError: true });
+  // A failed background refresh keeps the page; only a workflow that cannot be loaded at all is an error.
+  const { data: workflow } = useQuery({
+    ...workflowQuery(id),
+    throwOnError: (_error, query) => query.state.data === undefined,
+  });
   const documentLabel = useId();
   if (!workflow) return null;
   return (
     <div className="mx-auto grid w-full max-w-6xl gap-4 px-4 py-6">
+      <PageTitle title={workflow.name} />
       <Link
         to={HOME_PATH}
         className="flex w-fit items-center gap-1 rounded-sm text-sm text-muted-foreground outline-none hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/60"

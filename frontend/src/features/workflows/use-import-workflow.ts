@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { ApiError, type Workflow, type WorkflowDocument } from "@/lib/api";
+import { ApiError, type WorkflowDocument } from "@/lib/api";
 import { IMPORT_FILE_MAX_BYTES, parseWorkflowFile } from "./workflow-file";
 import { useCreateWorkflow } from "./workflow-mutations";
 
@@ -14,7 +14,7 @@ export interface ImportFailure {
 }
 
 /** Reads a chosen file and creates a workflow from it; the server judges whether it is a workflow. */
-export function useImportWorkflow(onImported: (workflow: Workflow) => void) {
+export function useImportWorkflow() {
   const { t } = useTranslation();
   const create = useCreateWorkflow();
   const [failure, setFailure] = useState<ImportFailure | null>(null);
@@ -34,7 +34,6 @@ export function useImportWorkflow(onImported: (workflow: Workflow) => void) {
     create.mutate(parsed.document as WorkflowDocument, {
       onSuccess: (workflow) => {
         toast.success(t("workflows.import.done", { name: workflow.name }));
-        onImported(workflow);
       },
       onError: (error) => {
         // The server's schema check is the definition of "a workflow".

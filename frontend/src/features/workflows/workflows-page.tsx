@@ -4,6 +4,7 @@ import { useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
 import { toast } from "sonner";
+import { PageTitle } from "@/components/page-title";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
@@ -46,7 +47,7 @@ export function WorkflowsPage() {
   const rename = useRenameWorkflow();
   const duplicate = useDuplicateWorkflow();
   const remove = useDeleteWorkflow();
-  const importer = useImportWorkflow(() => undefined);
+  const importer = useImportWorkflow();
 
   const setParam = (key: string, value: string, fallback: string) =>
     setParams(
@@ -93,6 +94,7 @@ export function WorkflowsPage() {
 
   return (
     <div className="mx-auto grid w-full max-w-6xl gap-6 px-4 py-8">
+      <PageTitle title={t("workflows.title")} />
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div className="grid gap-1">
           <h1 className="text-2xl font-semibold tracking-tight">{t("workflows.title")}</h1>
