@@ -247,6 +247,16 @@ describe("the studio's shell in a browser", () => {
     await page.unroute("**/assets/import-repo-page-*.js");
     await page.getByRole("button", { name: "Thử lại" }).click();
     await page.getByRole("heading", { level: 1, name: "Nhập repo LangGraph" }).waitFor();
+
+    // The same for a page outside the shell: the login page's code.
+    await page.route("**/assets/login-page-*.js", (route) => route.abort("connectionrefused"));
+    await page.getByRole("button", { name: "Tài khoản: Owner Ngọc" }).click();
+    await page.getByRole("menuitem", { name: "Đăng xuất" }).click();
+    await page.getByTestId("route-error-message").waitFor();
+    expect(await page.getByTestId("route-error-message").textContent()).toBe("Không kết nối được tới máy chủ.");
+    await page.unroute("**/assets/login-page-*.js");
+    await page.getByRole("button", { name: "Thử lại" }).click();
+    await page.getByRole("heading", { level: 1, name: "Đăng nhập" }).waitFor();
     await context.close();
   });
 

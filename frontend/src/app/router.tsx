@@ -1,5 +1,7 @@
-// Every page is its own chunk (route `lazy`), so the first page downloads only what it shows; each
-// route has an error boundary that shows the translated error with a retry, never a blank screen.
+// Every page is its own chunk (route `lazy`), so the first page downloads only what it shows; every
+// route is under an error boundary that shows the translated error with a retry, never a blank
+// screen. The boundaries sit on parent routes on purpose: a lazy route's own errorElement cannot
+// show the failure of its own lazy() (React Router then renders nothing; a browser test checks it).
 import { createBrowserRouter, redirect } from "react-router";
 import { workflowQuery, workflowsQuery } from "@/features/workflows/workflow-queries";
 import { setSessionEndedListener } from "@/lib/api";
