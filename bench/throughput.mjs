@@ -33,6 +33,9 @@ const GRAPHS = ["hello", "chain10", "fanout8"];
 const IN_FLIGHT = 20;
 const IN_FLIGHT_HIGH = 100;
 const POLL_MS = 2;
+// A run or request that takes longer than this counts as failed instead of stalling the bench.
+const RUN_PATIENCE_MS = 600_000;
+const REQUEST_PATIENCE_MS = 120_000;
 const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
 const TARGET = {
   cpuRatio: 1.3,
@@ -463,17 +466,14 @@ function startStudio(env, cpuProfDir) {
   const child = spawn(process.execPath, [...flags, STUDIO_ENTRY, "start"], { env });
   const exited = reaped(child, "the studio");
   let output = "";
-  const log = { bytes: 0, lines: 0 };
   return new Promise((resolve, reject) => {
     const onData = (chunk) => {
-      log.bytes += chunk.length;
-      for (const byte of chunk) if (byte === 10) log.lines++;
-      if (output === null) return; // started: keep draining the pipe and counting
+      if (output === null) return; // started: keep draining the pipe
       output += chunk.toString();
       const match = /running on http:\/\/[^:]+:(\d+)/.exec(output);
       if (!match) return;
       output = null;
-      resolve({ child, pid: child.pid, url: `http://127.0.0.1:${match[1]}`, port: Number(match[1]), log, exited });
+      resolve({ child, pid: child.pid, url: `http://127.0.0.1:${match[1]}`, port: Number(match[1]), exited });
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
@@ -515,6 +515,7 @@ function call(port, method, path, { body, token } = {}) {
         res.on("error", reject);
       },
     );
+    req.setTimeout(REQUEST_PATIENCE_MS, () => req.destroy(new Error(`no answer in ${REQUEST_PATIENCE_MS / 1000} s`)));
     req.on("error", reject);
     req.end(payload);
   });
@@ -554,19 +555,30 @@ async function startObserver(kind, where) {
   const loop = (async () => {
     while (!stopped) {
       if (pending.size > 0) {
+        const now = performance.now();
         for (const row of await query([...pending.keys()])) {
           const waiter = pending.get(row.id);
-          if (!waiter || !(TERMINAL.has(row.status) || row.status === waiter.status)) continue;
-          pending.delete(row.id);
-          waiter.resolve({ status: row.status, error: row.error, at: performance.now() });
+          if (!waiter) continue;
+          if (TERMINAL.has(row.status) || row.status === waiter.status) {
+            pending.delete(row.id);
+            waiter.resolve({ status: row.status, error: row.error, at: now });
+          } else if (now > waiter.deadline) {
+            pending.delete(row.id);
+            waiter.resolve({
+              status: row.status,
+              error: `still ${row.status} after ${RUN_PATIENCE_MS / 1000} s`,
+              at: now,
+            });
+          }
         }
       }
       await sleep(POLL_MS);
     }
   })();
   return {
-    /** Resolves once the run reaches `status` or ends. */
-    until: (runId, status = "ok") => new Promise((resolve) => pending.set(runId, { status, resolve })),
+    /** Resolves once the run reaches `status` or ends (or has not, after RUN_PATIENCE_MS). */
+    until: (runId, status = "ok") =>
+      new Promise((resolve) => pending.set(runId, { status, resolve, deadline: performance.now() + RUN_PATIENCE_MS })),
     async stop() {
       stopped = true;
       await loop;
@@ -586,17 +598,22 @@ async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
   let issued = 0;
   const cpu = cpuMs(studio.pid);
   const own = process.cpuUsage();
-  const logBytes = studio.log.bytes;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
       while (issued < runs) {
         issued++;
         const begun = performance.now();
-        const answer = await call(studio.port, "POST", `/api/hooks/workflows/${workflowId}/runs`, {
-          body: { input: {} },
-          token: studio.key,
-        });
+        let answer;
+        try {
+          answer = await call(studio.port, "POST", `/api/hooks/workflows/${workflowId}/runs`, {
+            body: { input: {} },
+            token: studio.key,
+          });
+        } catch (error) {
+          failures.push(`hook request failed: ${error.message}`);
+          continue;
+        }
         hookLatencies.push(performance.now() - begun);
         if (answer.status !== 202) {
           failures.push(`hook ${answer.status} ${answer.body?.error?.code ?? ""}`);
@@ -619,7 +636,6 @@ async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
     benchCpuMs: (used.user + used.system) / 1000,
     hookLatencies,
     runLatencies,
-    logBytes: studio.log.bytes - logBytes,
   };
 }
 
@@ -733,6 +749,14 @@ async function main() {
     `Bare: @langchain/langgraph ${bareInfo.langgraph} + @langchain/langgraph-checkpoint-sqlite ${bareInfo.saver} on a file ` +
       `(journal_mode ${bareInfo.journal}, synchronous ${bareInfo.synchronous}); invoke() with durability "sync" in a child process.`,
   );
+  const studioLanggraph = JSON.parse(
+    readFileSync(fileURLToPath(new URL("../node_modules/@langchain/langgraph/package.json", import.meta.url)), "utf8"),
+  ).version;
+  if (studioLanggraph !== bareInfo.langgraph) {
+    console.log(
+      `      NOTE: the studio uses @langchain/langgraph ${studioLanggraph}: bring bench/package.json in step and reinstall.`,
+    );
+  }
   console.log(
     `      "bare-full": the same with synchronous ${bareFullInfo.synchronous} (FULL: every commit synced to disk, as the studio's SQLite does);`,
   );
