@@ -466,8 +466,21 @@ function startStudio(env, cpuProfDir) {
   const child = spawn(process.execPath, [...flags, STUDIO_ENTRY, "start"], { env });
   const exited = reaped(child, "the studio");
   let output = "";
+  // The last lines it wrote, to show if it stops on its own.
+  let tail = [];
+  let stopping = false;
+  cleanups.push(() => {
+    stopping = true;
+  });
+  child.once("exit", (code, signal) => {
+    if (stopping || output !== null) return;
+    console.error(
+      `\nThe studio exited by itself (code ${code}, signal ${signal}); its last lines:\n${tail.join("\n")}`,
+    );
+  });
   return new Promise((resolve, reject) => {
     const onData = (chunk) => {
+      tail = [...tail, ...chunk.toString().split("\n").filter(Boolean)].slice(-20);
       if (output === null) return; // started: keep draining the pipe
       output += chunk.toString();
       const match = /running on http:\/\/[^:]+:(\d+)/.exec(output);
@@ -481,7 +494,9 @@ function startStudio(env, cpuProfDir) {
   });
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+// Idle connections are dropped after 30 s, well before the server's keep-alive timeout (72 s), so a
+// request never goes out on a connection the server is closing (ECONNRESET) after a long bare round.
+const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
 
 /** One JSON request over a kept-alive connection; resolves with status, body and headers. */
 function call(port, method, path, { body, token } = {}) {
