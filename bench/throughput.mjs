@@ -586,6 +586,7 @@ async function must(port, method, path, options, expected) {
 async function startObserver(kind, where) {
   let query;
   let close;
+  let backendPid = null;
   if (kind === "sqlite") {
     const { DatabaseSync } = await import("node:sqlite");
     const db = new DatabaseSync(where, { readOnly: true });
@@ -597,6 +598,7 @@ async function startObserver(kind, where) {
     const { default: pg } = await import("pg");
     const client = new pg.Client({ connectionString: where });
     await client.connect();
+    backendPid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
     query = async (ids) => (await client.query("SELECT id, status, error FROM runs WHERE id = ANY($1)", [ids])).rows;
     close = () => client.end();
   }
@@ -626,6 +628,8 @@ async function startObserver(kind, where) {
     }
   })();
   return {
+    /** The PostgreSQL server process serving the observer's own queries (its CPU is not the studio's). */
+    backendPid,
     /** Resolves once the run reaches `status` or ends (or has not, after RUN_PATIENCE_MS). */
     until: (runId, status = "ok") =>
       new Promise((resolve) => pending.set(runId, { status, resolve, deadline: performance.now() + RUN_PATIENCE_MS })),
@@ -638,6 +642,29 @@ async function startObserver(kind, where) {
 }
 
 /**
+ * CPU used so far by a local PostgreSQL server for the studio: the postmaster and every backend
+ * (ended ones included), less the backend that answers the bench's own observer. Null when the
+ * server is not a process on this machine.
+ */
+function databaseCpuMs(studio) {
+  if (!studio.databasePid) return null;
+  const observer = studio.observer.backendPid ? cpuMs(studio.observer.backendPid) : 0;
+  return cpuMs(studio.databasePid) - observer;
+}
+
+/** The pid of the PostgreSQL server behind a connection, when it runs on this machine (else null). */
+async function postgresServerPid(client) {
+  const backend = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+  const stat = readStat(backend);
+  if (!stat) return null;
+  try {
+    return readFileSync(`/proc/${stat.ppid}/comm`, "utf8").trim() === "postgres" ? stat.ppid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Closed loop, like the bare process: `inFlight` clients, each triggering a run through the hook
  * and triggering the next one once it has reached `status`.
  */
@@ -647,6 +674,7 @@ async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
   const failures = [];
   let issued = 0;
   const cpu = cpuMs(studio.pid);
+  const dbCpu = databaseCpuMs(studio);
   const own = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
@@ -683,6 +711,7 @@ async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
     firstError: failures[0] ?? null,
     wallMs,
     cpuMs: cpuMs(studio.pid) - cpu,
+    dbCpuMs: dbCpu === null ? null : databaseCpuMs(studio) - dbCpu,
     benchCpuMs: (used.user + used.system) / 1000,
     hookLatencies,
     runLatencies,
@@ -831,8 +860,14 @@ async function main() {
     const { rows } = await client.query(
       "SELECT current_setting('server_version') v, current_setting('fsync') f, current_setting('synchronous_commit') s",
     );
+    studio.databasePid = await postgresServerPid(client);
     await client.end();
-    console.log(`PostgreSQL ${rows[0].v}: fsync ${rows[0].f}, synchronous_commit ${rows[0].s}`);
+    console.log(
+      `PostgreSQL ${rows[0].v}: fsync ${rows[0].f}, synchronous_commit ${rows[0].s}; ` +
+        (studio.databasePid
+          ? `its server's CPU (pid ${studio.databasePid} and its backends, less the bench's own) is printed as "db CPU"`
+          : "its server is not on this machine: its CPU is not counted"),
+    );
     studio.observer = await startObserver("postgres", databaseUrl);
   } else {
     const file = join(dataDir, "superstep.db");
@@ -989,6 +1024,7 @@ async function main() {
           r.hookLatencies ? fixed(percentile(r.hookLatencies, 0.5)) : "",
           r.hookLatencies ? fixed(percentile(r.hookLatencies, 0.99)) : "",
           r.benchCpuMs === undefined ? "" : fixed(r.benchCpuMs / r.completed, 2),
+          ...(studio.databasePid ? [r.dbCpuMs == null ? "" : fixed(r.dbCpuMs / r.completed, 2)] : []),
           r.failures || "",
         ]);
       }
@@ -1007,6 +1043,7 @@ async function main() {
       "hook p50 ms",
       "hook p99 ms",
       "bench CPU ms/run",
+      ...(studio.databasePid ? ["db CPU ms/run"] : []),
       "failed",
     ],
     rows,
@@ -1039,6 +1076,15 @@ async function main() {
       `≥ ${TARGET.rateRatio}×`,
       rateRatio >= TARGET.rateRatio,
     );
+    if (studio.databasePid) {
+      const db = results[name].studio.reduce((sum, r) => sum + r.dbCpuMs, 0) / s.completed;
+      add(
+        `${name}: CPU per run, studio + PostgreSQL / bare`,
+        `${fixed(s.cpu, 2)} + ${fixed(db, 2)} ms = ${fixed((s.cpu + db) / b.cpu, 2)}×`,
+        "(context: bare's SQLite works in its process)",
+        null,
+      );
+    }
     add(
       `${name}: against bare-full (CPU, runs/s)`,
       `${fixed(s.cpu / f.cpu, 2)}× (${fixed(f.cpu, 2)} ms), ${fixed(s.rate / f.rate, 2)}× (${fixed(f.rate)}/s)`,
