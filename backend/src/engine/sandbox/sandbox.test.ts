@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInSandbox, type SandboxCall, type SandboxResult } from "./sandbox.js";
 
-// A small memory limit keeps the suite fast; Pyodide loads in ~1.4 s per call, so the Python escape
-// checks share one call where each check still gets its own assertion. The time limit is generous:
+// A small memory limit keeps the suite fast; each Python call needs a child of its own, so the
+// Python escape checks share one call where each check still gets its own assertion. The time limit is generous:
 // code that ends must never be cut short because the machine is busy. Only the endless loops run
 // under a short one, and nothing here measures how long a call took.
 const limits = { timeoutMs: 60_000, memoryMb: 64 };
@@ -217,7 +217,7 @@ async def main(x):
     });
   });
 
-  it("never runs two calls in one interpreter (the spare child serves one call)", async () => {
+  it("never runs two calls in one interpreter (each Python call gets a child of its own)", async () => {
     const code =
       "import builtins\n\ndef main():\n    seen = hasattr(builtins, 'leak')\n    builtins.leak = 1\n    return seen\n";
     expect(await py(code)).toMatchObject({ ok: true, value: false });
