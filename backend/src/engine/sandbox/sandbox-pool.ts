@@ -94,7 +94,8 @@ export function acquireChild(language: RuntimeLanguage, memoryMb: number, warm =
   const idle = takeReady(pool);
   if (idle) {
     pool.busy += 1;
-    replenish(pool);
+    // Its replacement starts when the call ends (releaseChild): loading an interpreter now would
+    // take the CPU this call needs. A call that comes meanwhile starts one for itself.
     return { outcome: Promise.resolve({ ok: true, child: idle }), cancel: () => {} };
   }
   let settle: (outcome: Outcome) => void = () => {};
@@ -139,7 +140,8 @@ export function releaseChild(child: SandboxProcess, how: ChildRelease): void {
     (pool.waiters.length > 0 || pool.ready.length < pool.warm);
   if (keep && pool) offer(pool, child);
   else child.kill();
-  if (pool) replenish(pool);
+  // Starting a process blocks this thread for a moment: after the caller has its result.
+  if (pool) setImmediate(() => replenish(pool));
 }
 
 /** Stops every child and removes the snapshot (a server shutting down, a test file ending). */
