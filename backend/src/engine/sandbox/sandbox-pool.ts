@@ -16,7 +16,7 @@
 // exits. Children of a stopped pool, and every child when this process exits, are killed; a child
 // whose parent died without that sees its stdin close and exits.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RuntimeLanguage } from "./child-command.js";
@@ -26,6 +26,10 @@ import { SandboxProcess, SandboxStartError } from "./sandbox-process.js";
 export const DEFAULT_WARM_CHILDREN = 1;
 const IDLE_MS = 10 * 60_000;
 const MAX_CALLS_PER_CHILD = 500;
+// A child that is not ready by then is stuck: it is killed, and the call waiting for it (if it has
+// not given up already) learns why.
+const LOAD_TIMEOUT_MS = 120_000;
+const SNAPSHOT_DIR_PREFIX = "superstep-sandbox-";
 // Children loading at once per pool: more would only share the same cores.
 const MAX_STARTING = Math.max(2, availableParallelism());
 
@@ -174,7 +178,8 @@ export async function sandboxPoolReady(language: RuntimeLanguage, memoryMb: numb
   // Children loading do not hold the event loop; this wait does.
   const hold = setInterval(() => {}, 60_000);
   try {
-    while (pool && isCurrent(pool) && pool.ready.length < pool.warm) {
+    // A pool whose children fail to start starts none ahead: nothing is coming to wait for.
+    while (pool && isCurrent(pool) && pool.ready.length < pool.warm && (pool.healthy || pool.starting > 0)) {
       await new Promise<void>((resolve) => pool.readyWatchers.push(resolve));
     }
   } finally {
@@ -302,6 +307,8 @@ async function startChild(pool: Pool): Promise<void> {
     }
     return;
   }
+  const stuck = setTimeout(() => child.kill(), LOAD_TIMEOUT_MS);
+  stuck.unref();
   try {
     await child.ready;
   } catch (error) {
@@ -311,6 +318,8 @@ async function startChild(pool: Pool): Promise<void> {
       failWaiter(pool, error as Error);
     }
     return;
+  } finally {
+    clearTimeout(stuck);
   }
   pool.healthy = true;
   offer(pool, child);
@@ -371,15 +380,43 @@ function newPythonChild(memoryMb: number): SandboxProcess {
 }
 
 function saveSnapshot(bytes: Buffer): SnapshotState {
+  removeStaleSnapshots();
+  let dir: string | null = null;
   try {
     // mkdtemp makes the directory readable by this user only; the file is created, never reused.
-    const dir = mkdtempSync(join(tmpdir(), "superstep-sandbox-"));
+    // The process id in its name lets a later process remove it if this one dies without doing so.
+    dir = mkdtempSync(join(tmpdir(), `${SNAPSHOT_DIR_PREFIX}${process.pid}-`));
     const file = join(dir, "python.snapshot");
     writeFileSync(file, bytes, { mode: 0o600, flag: "wx" });
     return { state: "ready", dir, file };
   } catch {
     // A full or read-only temporary directory: Python children load from the package instead.
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
     return { state: "unavailable" };
+  }
+}
+
+/** Snapshot directories of this user's processes that died without removing theirs (SIGKILL). */
+function removeStaleSnapshots(): void {
+  try {
+    for (const name of readdirSync(tmpdir())) {
+      const pid = new RegExp(`^${SNAPSHOT_DIR_PREFIX}(\\d+)-`).exec(name)?.[1];
+      if (pid === undefined || Number(pid) === process.pid || processExists(Number(pid))) continue;
+      const path = join(tmpdir(), name);
+      const stat = lstatSync(path);
+      if (stat.isDirectory() && stat.uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
+    }
+  } catch {
+    // Cleaning up after others is best effort.
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
