@@ -10,12 +10,16 @@ export type RuntimeLanguage = "javascript" | "python";
 
 /**
  * How a Python child loads Pyodide: from its package, taking a memory snapshot on the way
- * (`makeSnapshot`), or from a snapshot file (which it is then allowed to read).
+ * (`makeSnapshot`), or from a snapshot the parent hands it as file descriptor SNAPSHOT_FD
+ * (`fromSnapshot`): an unlinked file, so the child needs no permission to read any path for it.
  */
 export interface PythonStart {
   makeSnapshot?: boolean;
-  snapshotFile?: string;
+  fromSnapshot?: boolean;
 }
+
+/** The child's file descriptor that holds the snapshot, when it starts from one. */
+export const SNAPSHOT_FD = 3;
 
 export interface ChildCommand {
   /** Node options that wall the child in; the child is started as `node ...flags script`. */
@@ -51,12 +55,7 @@ const runtimes = new Map<RuntimeLanguage, Runtime>();
 export function childCommand(language: RuntimeLanguage, memoryMb: number, start: PythonStart = {}): ChildCommand {
   const runtime = runtimes.get(language) ?? resolveRuntime(language);
   runtimes.set(language, runtime);
-  const snapshotFile = language === "python" ? start.snapshotFile : undefined;
-  const readable = [
-    ...CHILD_MODULES[language].map((file) => join(SANDBOX_DIR, file)),
-    ...runtime.readDirs,
-    ...(snapshotFile ? [snapshotFile] : []),
-  ];
+  const readable = [...CHILD_MODULES[language].map((file) => join(SANDBOX_DIR, file)), ...runtime.readDirs];
   return {
     flags: [
       // No --allow-child-process, --allow-worker, --allow-addons, --allow-wasi, --allow-fs-write:
@@ -73,7 +72,11 @@ export function childCommand(language: RuntimeLanguage, memoryMb: number, start:
     scriptArgs: [
       language,
       JSON.stringify(runtime.modules),
-      JSON.stringify(language === "python" ? { makeSnapshot: start.makeSnapshot === true, snapshotFile } : {}),
+      JSON.stringify(
+        language === "python"
+          ? { makeSnapshot: start.makeSnapshot === true, snapshotFd: start.fromSnapshot ? SNAPSHOT_FD : null }
+          : {},
+      ),
     ],
     runtime: runtime.modules,
   };

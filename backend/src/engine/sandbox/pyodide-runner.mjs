@@ -3,7 +3,7 @@
 // takes away the JavaScript-side doors Pyodide opens: host file mounts, sockets, package
 // downloads. The permission model and the lockdown in child-lockdown.mjs stay the real walls.
 
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
 import { allowPyodideUnderPermission, capWasmMemory } from "./child-lockdown.mjs";
 
 const USER_FILE = "main.py";
@@ -131,7 +131,7 @@ const refuse = (what) => () => {
 };
 
 /**
- * Loads Pyodide for one call: from a memory snapshot when `start.snapshotFile` is given (a few
+ * Loads Pyodide for one call: from a memory snapshot when `start.snapshotFd` is given (a few
  * hundred milliseconds instead of seconds), else from its package. With `start.makeSnapshot` it
  * also takes that snapshot, after importing WARM_MODULES and before anything else runs, and
  * returns it as `snapshot`. Returns `{ snapshot, lockDown, prepare(request, log) }`; `prepare`
@@ -143,7 +143,7 @@ export async function loadPython(runtimeModules, start) {
   allowPyodideUnderPermission();
   const { loadPyodide } = await import(runtimeModules.pyodide);
   let log = () => {};
-  const snapshotBytes = start.snapshotFile ? readFileSync(start.snapshotFile) : undefined;
+  const snapshotBytes = typeof start.snapshotFd === "number" ? readSnapshot(start.snapshotFd) : undefined;
   const pyodide = await loadPyodide({
     indexURL: runtimeModules.pyodideDir,
     // `import js` sees an empty object without a prototype: no js.process, no js.fetch, and no
@@ -159,9 +159,7 @@ export async function loadPython(runtimeModules, start) {
   });
   // The snapshot is in the WebAssembly memory now; Pyodide keeps a reference to the bytes read,
   // so they are released here (~30 MB of the ready child's memory).
-  if (snapshotBytes && snapshotBytes.byteOffset === 0 && snapshotBytes.byteLength === snapshotBytes.buffer.byteLength) {
-    snapshotBytes.buffer.transfer(0);
-  }
+  snapshotBytes?.buffer.transfer(0);
   let snapshot;
   if (start.makeSnapshot) {
     pyodide.runPython(WARM_MODULES.map((name) => `import ${name}`).join("\n"));
@@ -218,6 +216,19 @@ export async function loadPython(runtimeModules, start) {
   // does not pay for it. Its output is dropped; it leaves nothing the user's call could see.
   await (await runtime.prepare(WARM_UP, () => {}))();
   return runtime;
+}
+
+/** The snapshot from the file descriptor the parent handed over, which is then closed. */
+function readSnapshot(fd) {
+  // Positioned reads: the descriptor is shared with the parent and other children.
+  const bytes = new Uint8Array(fstatSync(fd).size);
+  for (let at = 0; at < bytes.length; ) {
+    const read = readSync(fd, bytes, at, bytes.length - at, at);
+    if (read === 0) throw new Error("The Python snapshot is shorter than its size");
+    at += read;
+  }
+  closeSync(fd);
+  return bytes;
 }
 
 /** Replaces the parts of Pyodide's JavaScript API that reach outside the sandbox. */

@@ -2,7 +2,7 @@
 // run, any user), children are reused only when that is safe, waiting for a child can be
 // cancelled or time out, and every child goes when the pool stops. Nothing here measures time;
 // the pool's counters say which child served what.
-import { existsSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runInSandbox, type SandboxCall, type SandboxResult } from "./sandbox.js";
 import { sandboxPoolReady, sandboxPoolStats, stopSandboxPool } from "./sandbox-pool.js";
@@ -130,7 +130,7 @@ def main():
     // before it ran any user code.
     const stats = sandboxPoolStats();
     expect(stats.startedFromSnapshot).toBeGreaterThan(0);
-    expect(stats.snapshotFile).not.toBeNull();
+    expect(stats.snapshotFd).not.toBeNull();
   });
 });
 
@@ -212,20 +212,30 @@ describe("sandbox pool: waiting for a child", () => {
 });
 
 describe("sandbox pool: stopping", () => {
-  it("kills every child and removes the snapshot", async () => {
+  /** What a descriptor of this process refers to (Linux), or null when it is not open. */
+  function openFile(fd: number): string | null {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return null;
+    }
+  }
+
+  it("kills every child and closes the snapshot, which has no name on disk", async () => {
     expect(value(await py("def main():\n    return 1\n"))).toBe(1);
     expect(value(await js("function main() { return 1; }"))).toBe(1);
     await sandboxPoolReady("python", limits.memoryMb);
     const stats = sandboxPoolStats();
     const pids = [...stats.pids.javascript, ...stats.pids.python];
-    const snapshotFile = stats.snapshotFile;
     expect(stats.pids.javascript.length).toBeGreaterThanOrEqual(1);
     expect(stats.pids.python.length).toBeGreaterThanOrEqual(1);
     expect(pids.every(isAlive)).toBe(true);
-    expect(snapshotFile !== null && existsSync(snapshotFile)).toBe(true);
+    const fd = stats.snapshotFd as number;
+    expect(fd).not.toBeNull();
+    if (process.platform === "linux") expect(openFile(fd)).toMatch(/superstep-sandbox-.*\(deleted\)$/);
     await stopSandboxPool();
     expect(pids.filter(isAlive)).toEqual([]);
-    expect(existsSync(snapshotFile as string)).toBe(false);
-    expect(sandboxPoolStats().pids).toEqual({ javascript: [], python: [] });
+    expect(sandboxPoolStats()).toMatchObject({ pids: { javascript: [], python: [] }, snapshotFd: null });
+    if (process.platform === "linux") expect(openFile(fd) ?? "").not.toMatch(/superstep-sandbox-/);
   });
 });

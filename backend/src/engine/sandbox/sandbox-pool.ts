@@ -12,11 +12,12 @@
 //   its package (seconds), imports the usual modules and sends a snapshot of its memory, taken
 //   before any user code ran; every later Python child starts from that snapshot.
 //
-// The snapshot lives in a private temporary directory, removed when the pool stops or the process
-// exits. Children of a stopped pool, and every child when this process exits, are killed; a child
-// whose parent died without that sees its stdin close and exits.
+// The snapshot is kept as an open file whose name is removed at once: children get its descriptor,
+// and it is gone when the pool stops or this process ends, however it ends. Children of a stopped
+// pool, and every child when this process exits, are killed; a child whose parent died without
+// that sees its stdin close and exits.
 
-import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RuntimeLanguage } from "./child-command.js";
@@ -29,7 +30,6 @@ const MAX_CALLS_PER_CHILD = 500;
 // A child that is not ready by then is stuck: it is killed, and the call waiting for it (if it has
 // not given up already) learns why.
 const LOAD_TIMEOUT_MS = 120_000;
-const SNAPSHOT_DIR_PREFIX = "superstep-sandbox-";
 // Children loading at once per pool: more would only share the same cores.
 const MAX_STARTING = Math.max(2, availableParallelism());
 
@@ -66,8 +66,8 @@ export interface SandboxPoolStats {
   ready: Record<RuntimeLanguage, number[]>;
   /** Process ids of every child alive now (ready, starting or running a call), per language. */
   pids: Record<RuntimeLanguage, number[]>;
-  /** The Pyodide memory snapshot Python children start from, once there is one. */
-  snapshotFile: string | null;
+  /** The open (and unlinked) Pyodide snapshot file Python children start from, once there is one. */
+  snapshotFd: number | null;
 }
 
 const pools = new Map<string, Pool>();
@@ -80,7 +80,7 @@ let exitHookInstalled = false;
 type SnapshotState =
   | { state: "none" }
   | { state: "making"; done: Promise<void> }
-  | { state: "ready"; dir: string; file: string }
+  | { state: "ready"; fd: number }
   | { state: "unavailable" };
 let snapshot: SnapshotState = { state: "none" };
 
@@ -199,7 +199,7 @@ export function sandboxPoolStats(): SandboxPoolStats {
     startedFromSnapshot,
     ready,
     pids,
-    snapshotFile: snapshot.state === "ready" ? snapshot.file : null,
+    snapshotFd: snapshot.state === "ready" ? snapshot.fd : null,
   };
 }
 
@@ -353,7 +353,7 @@ function newPythonChild(memoryMb: number): SandboxProcess {
   const current = snapshot;
   if (current.state === "ready") {
     startedFromSnapshot += 1;
-    return new SandboxProcess({ language, memoryMb, python: { snapshotFile: current.file } });
+    return new SandboxProcess({ language, memoryMb, python: { fromSnapshot: true }, snapshotFd: current.fd });
   }
   if (current.state === "unavailable") return new SandboxProcess({ language, memoryMb });
   let finish: () => void = () => {};
@@ -379,49 +379,29 @@ function newPythonChild(memoryMb: number): SandboxProcess {
   return child;
 }
 
+/**
+ * Keeps the snapshot as an open file that has no name any more: children get the descriptor, and
+ * nothing is left on disk whatever way this process ends.
+ */
 function saveSnapshot(bytes: Buffer): SnapshotState {
-  removeStaleSnapshots();
   let dir: string | null = null;
   try {
     // mkdtemp makes the directory readable by this user only; the file is created, never reused.
-    // The process id in its name lets a later process remove it if this one dies without doing so.
-    dir = mkdtempSync(join(tmpdir(), `${SNAPSHOT_DIR_PREFIX}${process.pid}-`));
+    dir = mkdtempSync(join(tmpdir(), "superstep-sandbox-"));
     const file = join(dir, "python.snapshot");
     writeFileSync(file, bytes, { mode: 0o600, flag: "wx" });
-    return { state: "ready", dir, file };
+    const fd = openSync(file, "r");
+    return { state: "ready", fd };
   } catch {
     // A full or read-only temporary directory: Python children load from the package instead.
-    if (dir !== null) rmSync(dir, { recursive: true, force: true });
     return { state: "unavailable" };
-  }
-}
-
-/** Snapshot directories of this user's processes that died without removing theirs (SIGKILL). */
-function removeStaleSnapshots(): void {
-  try {
-    for (const name of readdirSync(tmpdir())) {
-      const pid = new RegExp(`^${SNAPSHOT_DIR_PREFIX}(\\d+)-`).exec(name)?.[1];
-      if (pid === undefined || Number(pid) === process.pid || processExists(Number(pid))) continue;
-      const path = join(tmpdir(), name);
-      const stat = lstatSync(path);
-      if (stat.isDirectory() && stat.uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
-    }
-  } catch {
-    // Cleaning up after others is best effort.
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+  } finally {
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
   }
 }
 
 function removeSnapshot(): void {
-  if (snapshot.state === "ready") rmSync(snapshot.dir, { recursive: true, force: true });
+  if (snapshot.state === "ready") closeSync(snapshot.fd);
   if (snapshot.state !== "making") snapshot = { state: "none" };
 }
 

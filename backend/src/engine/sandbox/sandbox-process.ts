@@ -26,6 +26,8 @@ export interface SandboxProcessOptions {
   language: RuntimeLanguage;
   memoryMb: number;
   python?: PythonStart;
+  /** With `python.fromSnapshot`: the open snapshot file, handed to the child as SNAPSHOT_FD. */
+  snapshotFd?: number;
   /** Receives the snapshot a child started with `makeSnapshot` sends (empty when it has none). */
   onSnapshot?: (bytes: Buffer) => void;
 }
@@ -49,7 +51,7 @@ export class SandboxProcess {
     const command: ChildCommand = childCommand(options.language, options.memoryMb, options.python);
     this.child = spawn(process.execPath, [...command.flags, command.script, ...command.scriptArgs], {
       env: {},
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: options.snapshotFd === undefined ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", options.snapshotFd],
       windowsHide: true,
     });
     let markReady: () => void = () => {};
