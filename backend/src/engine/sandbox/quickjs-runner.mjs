@@ -178,13 +178,19 @@ export async function loadJavaScript(runtimeModules) {
     afterCall: buildNext,
   };
   // WebAssembly functions compile on their first call, and the hot ones are optimised after a few
-  // more: calls of our own code, each in an instance of its own, do that before the child says it
-  // is ready, so that user calls do not pay for it. A child serves many calls, so this is paid once.
-  for (let i = 0; i < WARM_UP_CALLS; i++) {
+  // more: calls of our own code, each in an instance of its own, do that so that user calls do not
+  // pay for it. The first runs before the child says it is ready; the others while it waits
+  // (`idle`, one at a time, never during a call). A child serves many calls: this is paid once.
+  let warmUpsLeft = WARM_UP_CALLS;
+  runtime.idle = async () => {
+    if (warmUpsLeft === 0) return false;
+    warmUpsLeft -= 1;
     (await runtime.prepare(WARM_UP, () => {}))();
-    runtime.afterCall();
-  }
-  await next;
+    buildNext();
+    await next;
+    return warmUpsLeft > 0;
+  };
+  await runtime.idle();
   return runtime;
 }
 

@@ -72,8 +72,20 @@ async function main() {
   lockDown(runtime.lockDown);
   await send({ type: "ready" });
 
+  // Work the runtime does while the child waits (warming up), one step at a time, yielding to
+  // stdin between steps; a request waits for the step in progress only.
+  let idleWork = Promise.resolve();
+  const whileIdle = () => {
+    if (!runtime.idle) return;
+    idleWork = (async () => {
+      while (!inCall && (await runtime.idle())) await new Promise((resolve) => setImmediate(resolve));
+    })();
+  };
+  whileIdle();
+
   for await (const line of requests()) {
     inCall = true;
+    await idleWork;
     const request = JSON.parse(line);
     const logs = new LogBuffer();
     const log = (text) => {
@@ -87,6 +99,7 @@ async function main() {
     inCall = false;
     if (language === "python") process.exit(0);
     runtime.afterCall?.();
+    whileIdle();
   }
   process.exit(0);
 }
