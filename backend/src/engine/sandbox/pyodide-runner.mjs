@@ -170,6 +170,9 @@ export async function loadPython(runtimeModules, start) {
   closePyodideDoors(pyodide);
   const driver = pyodide.globals.get("dict")();
   pyodide.runPython(DRIVER, { globals: driver, filename: "driver.py" });
+  // Called directly rather than through runPythonAsync, which parses its source text with
+  // Python's ast module on every call.
+  const runDriver = driver.get("run");
 
   const runtime = {
     snapshot,
@@ -186,9 +189,7 @@ export async function loadPython(runtimeModules, start) {
       return async () => {
         let outcome;
         try {
-          driver.set("source", request.code);
-          driver.set("args_json", JSON.stringify(request.args));
-          outcome = String(await pyodide.runPythonAsync("await run(source, args_json)", { globals: driver }));
+          outcome = String(await runDriver(request.code, JSON.stringify(request.args)));
         } catch (error) {
           // Only Pyodide-level failures land here (a fatal error, memory exhausted inside the
           // driver); the driver reports the code's own exceptions.
