@@ -7,9 +7,28 @@ import { closeSync, fstatSync, readSync } from "node:fs";
 import { allowPyodideUnderPermission, capWasmMemory } from "./child-lockdown.mjs";
 
 const USER_FILE = "main.py";
+// What Code nodes commonly do: strings, a regular expression, comprehensions, an exception, f-strings.
 const WARM_UP = {
-  code: 'async def main(state, item=None):\n    print("warm")\n    return {"words": len(str(state).split()), "item": item}\n',
-  args: [{ text: "warm up" }, 1],
+  code: `import math, re
+
+async def main(state, item=None):
+    print("warm")
+    words = re.findall(r"\\w+", state["text"])
+    counts = {word: words.count(word) for word in set(words)}
+    try:
+        int(state["text"])
+    except ValueError as exc:
+        message = f"{type(exc).__name__}: {exc}"
+    return {
+        "words": len(words),
+        "counts": sorted(counts.items()),
+        "upper": " ".join(word.upper() for word in words if len(word) > 1),
+        "mean": round(sum(map(len, words)) / max(len(words), 1), 2) + math.floor(0.5),
+        "item": item,
+        "message": message,
+    }
+`,
+  args: [{ text: "warm up the interpreter" }, 1],
   timeoutMs: 60_000,
   memoryMb: 16,
 };

@@ -186,6 +186,12 @@ export function runInSandbox(
         releaseChild(outcome.child, "unused");
         return;
       }
+      if (!outcome.child.idle) {
+        // It ended between becoming ready and being handed over.
+        child = outcome.child;
+        fail("CODE_ERROR", "The sandbox stopped unexpectedly.");
+        return;
+      }
       run(outcome.child);
     });
   });
