@@ -190,6 +190,8 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
         Promise.all([runs.stop(), queue.idle()]),
         new Promise((resolve) => setTimeout(resolve, 5000).unref()),
       ]);
+      // Sandbox children kept ready for Code nodes (loaded here only to stop them).
+      await (await import("../engine/sandbox/sandbox-pool.js")).stopSandboxPool();
       await database.close();
     },
   };

@@ -54,6 +54,8 @@ export interface EngineConfig {
   codeMode: "wasm" | "off";
   codeTimeoutMs: number;
   codeMemoryMb: number;
+  /** Sandbox children per language kept ready once that language has run (STUDIO_CODE_WARM). */
+  codeWarm: number;
   runTimeoutMs: number;
   maxSupersteps: number;
   maxEventBytes: number;
@@ -214,6 +216,7 @@ function engineConfig(env: Env): EngineConfig {
     codeMode: oneOf(env, "STUDIO_CODE_MODE", ["wasm", "off"] as const, "wasm"),
     codeTimeoutMs: integer(env, "STUDIO_CODE_TIMEOUT", 10, 1, 3600) * 1000,
     codeMemoryMb: integer(env, "STUDIO_CODE_MEMORY", 256, 32, 16384),
+    codeWarm: integer(env, "STUDIO_CODE_WARM", 1, 0, 16),
     runTimeoutMs: integer(env, "STUDIO_RUN_TIMEOUT", 3600, 1, 30 * 24 * 3600) * 1000,
     maxSupersteps: integer(env, "STUDIO_MAX_SUPERSTEPS", 200, 1, 100_000),
     maxEventBytes: integer(env, "STUDIO_MAX_EVENT_BYTES", 64 * 1024, 1024, 64 * 1024 * 1024),
