@@ -10,12 +10,14 @@ import { requestId } from "../core/logging.js";
 import { registerApiDocs } from "./api-docs.js";
 import { type Container, PRODUCT_VERSION } from "./deps.js";
 import { registerErrorHandlers } from "./error-handlers.js";
+import { RequestLoad } from "./load-shedding.js";
 import "./request-context.js";
 import { apiKeyRoutes } from "./routes/api-key.routes.js";
 import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
 import { credentialRoutes } from "./routes/credential.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
+import { nodeTypeRoutes } from "./routes/node-type.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
 import { scheduleRoutes } from "./routes/schedule.routes.js";
 import { workflowRoutes } from "./routes/workflow.routes.js";
@@ -40,6 +42,9 @@ export async function buildApp(container: Container) {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  const load = new RequestLoad(config.maxInFlight);
+  load.register(app);
+  app.decorate("requestLoad", load);
 
   registerErrorHandlers(app, { uiDir: config.uiDir });
 
@@ -67,6 +72,7 @@ export async function buildApp(container: Container) {
     await scope.register(apiKeyRoutes(container));
     await scope.register(credentialRoutes(container));
     await scope.register(workflowRoutes(container));
+    await scope.register(nodeTypeRoutes());
     await scope.register(runRoutes(container));
     await scope.register(scheduleRoutes(container));
   });

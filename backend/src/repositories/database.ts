@@ -26,23 +26,45 @@ export const SQLITE_FILE = "superstep.db";
 // required here without making opening the database asynchronous).
 const require = createRequire(import.meta.url);
 
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * `dbBusyTimeoutMs` (STUDIO_DB_BUSY_TIMEOUT_MS) bounds how long a statement waits for a lock held
+ * by another connection: SQLITE_BUSY on SQLite, PostgreSQL's lock_timeout (a row or table lock
+ * held by another session); the statement then fails and the request gets DATABASE_BUSY.
+ */
 export function openDatabase(
-  config: Pick<Config, "databaseUrl" | "dataDir">,
+  config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "dbBusyTimeoutMs">>,
   onIdleError: (error: Error) => void = () => {},
 ): DatabaseHandle {
+  const busyTimeoutMs = config.dbBusyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (config.databaseUrl) {
     const { Pool } = require("pg") as typeof pg;
-    const pool = new Pool({ connectionString: config.databaseUrl, max: 10 });
+    // lock_timeout 0 would mean "wait for ever" to PostgreSQL.
+    const pool = new Pool({
+      connectionString: config.databaseUrl,
+      max: 10,
+      lock_timeout: Math.max(1, busyTimeoutMs),
+    });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
+    // A connection lost while a query holds it emits `error` on its client, which the pool only
+    // listens to while the client is idle: unheard, that event would end the process. The query
+    // itself fails with the same error (the request gets DATABASE_UNAVAILABLE).
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", close: () => db.destroy() };
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const sqlite = new DatabaseSync(join(config.dataDir, SQLITE_FILE));
-  sqlite.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
-  const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite) });
+  // What each setting guarantees after a crash or a power loss: docs/en/runs.md.
+  // busy_timeout 0: the dialect waits for another connection's lock itself, without blocking the
+  // event loop the way SQLite's own busy wait (a sleep inside the synchronous call) does.
+  sqlite.exec(
+    "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 0; PRAGMA foreign_keys = ON;",
+  );
+  const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite, { busyTimeoutMs }) });
   return { db, kind: "sqlite", close: () => db.destroy() };
 }
 
@@ -54,7 +76,21 @@ export interface MigrationReport {
   applied: string[];
 }
 
-export async function migrateToLatest(db: Kysely<Schema>): Promise<MigrationReport> {
+export async function migrateToLatest(db: Kysely<Schema>, kind: DatabaseKind = "sqlite"): Promise<MigrationReport> {
+  if (kind !== "postgres") return migrate(db);
+  // A server starting while another one migrates waits for it however long that takes: the
+  // migration lock is exempt from lock_timeout (restored before the connection goes back).
+  return db.connection().execute(async (connection) => {
+    await sql`set lock_timeout = 0`.execute(connection);
+    try {
+      return await migrate(connection);
+    } finally {
+      await sql`reset lock_timeout`.execute(connection);
+    }
+  });
+}
+
+async function migrate(db: Kysely<Schema>): Promise<MigrationReport> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },

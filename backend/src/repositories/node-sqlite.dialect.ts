@@ -1,5 +1,7 @@
 // Kysely over Node's built-in SQLite (node:sqlite): no native addon to build. One connection,
 // handed to one query or transaction at a time, like Kysely's own SQLite driver plus a mutex.
+// A lock held by another connection is waited for here, asynchronously (SQLite's own busy_timeout
+// would sleep inside the synchronous call and freeze the whole process): see busy-wait.
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import {
   CompiledQuery,
@@ -13,6 +15,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from "kysely";
+import { waitWhileBusy } from "./sqlite-busy-wait.js";
 
 function toSqlite(value: unknown): SQLInputValue {
   if (typeof value === "boolean") return value ? 1 : 0;
@@ -28,12 +31,18 @@ function returnsRows(statement: StatementSync, query: CompiledQuery): boolean {
 
 class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
+  /** Until when the current holder may wait for another connection's lock (set on each acquisition). */
+  deadline = 0;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
   }
 
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return waitWhileBusy(() => this.#execute<R>(query), this.deadline);
+  }
+
+  #execute<R>(query: CompiledQuery): QueryResult<R> {
     const statement = this.#db.prepare(query.sql);
     const parameters = query.parameters.map(toSqlite);
     if (returnsRows(statement, query)) {
@@ -54,17 +63,23 @@ class NodeSqliteConnection implements DatabaseConnection {
 class NodeSqliteDriver implements Driver {
   readonly #db: DatabaseSync;
   readonly #connection: NodeSqliteConnection;
+  readonly #busyTimeoutMs: number;
   #queue: Promise<void> = Promise.resolve();
   #release: (() => void) | null = null;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, busyTimeoutMs: number) {
     this.#db = db;
     this.#connection = new NodeSqliteConnection(db);
+    this.#busyTimeoutMs = busyTimeoutMs;
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    // The wait for a lock counts from when the caller asked: a request queued behind others while
+    // another process holds the lock is answered DATABASE_BUSY at its own deadline, not after
+    // every request before it has waited its full timeout in turn.
+    const asked = Date.now();
     const previous = this.#queue;
     let release!: () => void;
     this.#queue = new Promise((resolve) => {
@@ -72,6 +87,7 @@ class NodeSqliteDriver implements Driver {
     });
     await previous;
     this.#release = release;
+    this.#connection.deadline = asked + this.#busyTimeoutMs;
     return this.#connection;
   }
 
@@ -91,6 +107,9 @@ class NodeSqliteDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite rolls back by itself on some errors (SQLITE_FULL): a second rollback would fail and
+    // hide the error that caused it.
+    if (!this.#db.isTransaction) return;
     await connection.executeQuery(CompiledQuery.raw("rollback"));
   }
 
@@ -101,9 +120,12 @@ class NodeSqliteDriver implements Driver {
 
 export class NodeSqliteDialect implements Dialect {
   readonly #db: DatabaseSync;
+  readonly #busyTimeoutMs: number;
 
-  constructor(db: DatabaseSync) {
+  /** `busyTimeoutMs`: how long a query waits for a lock another connection holds (SQLITE_BUSY). */
+  constructor(db: DatabaseSync, options: { busyTimeoutMs?: number } = {}) {
     this.#db = db;
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   }
 
   createAdapter() {
@@ -111,7 +133,7 @@ export class NodeSqliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#db);
+    return new NodeSqliteDriver(this.#db, this.#busyTimeoutMs);
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: Kysely's introspector is typed for any schema.

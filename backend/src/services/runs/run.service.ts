@@ -11,7 +11,7 @@ import type { StudioEvent } from "../../engine/runtime/events.js";
 import { prepareWorkflow } from "../../engine/runtime/prepare-workflow.js";
 import { checkRunInput } from "../../engine/runtime/run-input.js";
 import type { RunRow } from "../../models/database.model.js";
-import type { RunFilter, RunRepository } from "../../repositories/run.repository.js";
+import type { NewRun, RunFilter, RunRepository } from "../../repositories/run.repository.js";
 import type { WorkflowRepository } from "../../repositories/workflow.repository.js";
 import type { PaginationQuery } from "../../schemas/common.schema.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
@@ -181,8 +181,7 @@ export class RunService {
       callbackUrl: request.callback_url ?? null,
       apiKeyId: meta.apiKeyId ?? null,
     };
-    const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, () => this.#runs.create(newRun));
-    if (created) this.#queue.enqueue(run.id, run.owner_id);
+    const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, () => this.#createQueued(newRun));
     return { run: toRunView(run), created };
   }
 
@@ -204,16 +203,20 @@ export class RunService {
       );
       return run;
     }
-    const run = await this.createForDocument(actor, source.document, request, "editor");
-    this.#queue.enqueue(run.id, actor.userId);
-    return run;
+    return this.createForDocument(actor, source.document, request, "editor", "queue");
   }
 
   /**
-   * Records a queued run of a document (unsaved, or a file) without starting it; admitted against
-   * the owner's limits unless the CLI runs it itself.
+   * Records a queued run of a document (unsaved, or a file), for the worker queue or for the
+   * caller to execute; admitted against the owner's limits unless the CLI runs it itself.
    */
-  async createForDocument(actor: Actor, document: unknown, request: TriggerRequest, trigger: string): Promise<RunView> {
+  async createForDocument(
+    actor: Actor,
+    document: unknown,
+    request: TriggerRequest,
+    trigger: string,
+    dispatch: Dispatch = "caller",
+  ): Promise<RunView> {
     const validated = await prepareWorkflow(document, {
       engine: this.#engine,
       resolveWorkflow: this.#workflowService.resolverFor(actor),
@@ -234,8 +237,17 @@ export class RunService {
       callbackUrl: null,
       apiKeyId: null,
     };
-    const { run } = await this.#admission.admit(actor.userId, trigger, () => this.#runs.create(newRun));
+    const { run } = await this.#admission.admit(actor.userId, trigger, () =>
+      dispatch === "queue" ? this.#createQueued(newRun) : this.#runs.create(newRun),
+    );
     return toRunView(run);
+  }
+
+  /** Creates the run and queues it at once, inside its admission (the server-wide count sees it). */
+  async #createQueued(newRun: NewRun): Promise<{ run: RunRow; created: boolean }> {
+    const result = await this.#runs.create(newRun);
+    if (result.created) this.#queue.enqueue(result.run.id, result.run.owner_id);
+    return result;
   }
 
   async get(actor: Actor, id: string): Promise<RunView> {
