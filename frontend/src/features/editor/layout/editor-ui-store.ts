@@ -1,0 +1,57 @@
+// What the editor's panels share besides the document: the selection, the open side panel, and a
+// request to bring a node into view (the validation checklist and the outline ask; the canvas
+// answers). One store per open editor, like the document store; it is not part of undo.
+import { createContext, createElement, type ReactNode, useContext } from "react";
+import { useStore } from "zustand";
+import { createStore, type StoreApi } from "zustand/vanilla";
+
+export const SIDE_PANELS = ["settings", "state", "json", "problems", "versions", "outline"] as const;
+export type SidePanel = (typeof SIDE_PANELS)[number];
+
+export interface EditorUiState {
+  selectedNodeIds: readonly string[];
+  selectedEdgeIds: readonly string[];
+  sidePanel: SidePanel;
+  /** Increments on each request, so asking twice for the same node still moves the view. */
+  focusRequest: { nodeId: string; serial: number } | null;
+  select(selection: { nodeIds?: readonly string[]; edgeIds?: readonly string[] }): void;
+  openPanel(panel: SidePanel): void;
+  /** Selects the node, opens its settings and asks the canvas to show it. */
+  focusNode(nodeId: string): void;
+}
+
+export type EditorUiStore = StoreApi<EditorUiState>;
+
+export function createEditorUiStore(): EditorUiStore {
+  return createStore<EditorUiState>()((set, get) => ({
+    selectedNodeIds: [],
+    selectedEdgeIds: [],
+    sidePanel: "settings",
+    focusRequest: null,
+    select: ({ nodeIds = [], edgeIds = [] }) => set({ selectedNodeIds: nodeIds, selectedEdgeIds: edgeIds }),
+    openPanel: (sidePanel) => set({ sidePanel }),
+    focusNode: (nodeId) =>
+      set({
+        selectedNodeIds: [nodeId],
+        selectedEdgeIds: [],
+        sidePanel: "settings",
+        focusRequest: { nodeId, serial: (get().focusRequest?.serial ?? 0) + 1 },
+      }),
+  }));
+}
+
+const EditorUiContext = createContext<EditorUiStore | null>(null);
+
+export function EditorUiProvider({ store, children }: { store: EditorUiStore; children: ReactNode }) {
+  return createElement(EditorUiContext.Provider, { value: store }, children);
+}
+
+export function useEditorUiStore(): EditorUiStore {
+  const store = useContext(EditorUiContext);
+  if (!store) throw new Error("useEditorUi needs an EditorUiProvider above it");
+  return store;
+}
+
+export function useEditorUi<T>(selector: (state: EditorUiState) => T): T {
+  return useStore(useEditorUiStore(), selector);
+}
