@@ -1,8 +1,10 @@
 import type { Workflow } from "@/lib/api";
 import { NodePalette } from "../canvas/node-palette";
 import { WorkflowCanvas } from "../canvas/workflow-canvas";
+import { DocumentStoreProvider } from "../document";
 import { EditorHeader } from "./editor-header";
 import { EditorSidePanel } from "./editor-side-panel";
+import { useEditorUi } from "./editor-ui-store";
 
 /**
  * The editor's frame: a header (name, history, save), the node palette on the left, the canvas in
@@ -10,6 +12,8 @@ import { EditorSidePanel } from "./editor-side-panel";
  * the bottom row, under the canvas, without moving anything else.
  */
 export function EditorLayout({ workflow }: { workflow: Workflow }) {
+  // A version preview puts its own read-only store under the canvas; the panels keep the document.
+  const preview = useEditorUi((s) => s.preview);
   return (
     <div
       className="grid h-[calc(100dvh-3.5rem)] min-h-0 grid-cols-[auto_minmax(0,1fr)_minmax(20rem,26rem)] grid-rows-[auto_minmax(0,1fr)_auto]"
@@ -22,7 +26,13 @@ export function EditorLayout({ workflow }: { workflow: Workflow }) {
         <NodePalette />
       </aside>
       <section className="relative min-h-0 min-w-0" data-testid="editor-canvas-column">
-        <WorkflowCanvas />
+        {preview ? (
+          <DocumentStoreProvider key={preview.version} store={preview.store}>
+            <WorkflowCanvas />
+          </DocumentStoreProvider>
+        ) : (
+          <WorkflowCanvas />
+        )}
       </section>
       <div className="row-span-2 min-h-0 border-l">
         <EditorSidePanel />
