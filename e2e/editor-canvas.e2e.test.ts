@@ -2,6 +2,7 @@
 // from the palette and connecting their handles, copy and paste (also into a second workflow),
 // 30 random canvas edits undone and redone byte for byte, a keyboard-only build, the outline, and
 // axe-core on the editor with its palette, shortcut sheet and outline open.
+import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./browser.js";
@@ -12,6 +13,7 @@ import {
   openContext,
   ownerToken,
   screenshot,
+  seriousViolations,
   startE2EStudio,
   storeSession,
 } from "./studio.js";
@@ -64,6 +66,20 @@ const TEXT = {
     undo: "Hoàn tác",
   },
 } as const;
+
+const TRIAGE = JSON.parse(readFileSync(new URL("../examples/triage.json", import.meta.url), "utf8")) as Doc;
+
+/** A small deterministic random source, so a failing sequence can be replayed. */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 const TRIAGE_CONDITION: Node = {
   id: "route",
@@ -225,6 +241,283 @@ describe("the editor canvas in a browser", () => {
         )
         .toEqual(["label:else"]);
       await screenshot(page, `canvas-built-${lang}-${theme}`);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+  /** Runs a command palette entry: opens it with Ctrl+K, types, presses Enter. */
+  async function palette(page: Page, text: string) {
+    await page.keyboard.press("Control+k");
+    const input = page.getByTestId("command-palette-input");
+    await input.waitFor();
+    await page.keyboard.type(text);
+    await page.keyboard.press("Enter");
+    await input.waitFor({ state: "detached" });
+  }
+
+  /** Selects a node the way a person finds one: Ctrl+K, its id, Enter (the view centres on it). */
+  async function goTo(page: Page, id: string) {
+    await page.keyboard.press("Control+k");
+    await page.getByTestId("command-palette-input").waitFor();
+    await page.keyboard.type(id);
+    await page.getByTestId(`palette-node-${id}`).click();
+    await page.getByTestId("command-palette-input").waitFor({ state: "detached" });
+    await expect.poll(() => page.locator(`.react-flow__node.selected[data-id="${id}"]`).count()).toBe(1);
+  }
+
+  /** Clicks an empty place of the canvas, so keys go to the canvas and nothing is selected. */
+  async function clickPane(page: Page) {
+    const box = await page.getByTestId("workflow-canvas").boundingBox();
+    if (!box) throw new Error("no canvas");
+    await page.mouse.click(box.x + box.width - 12, box.y + 12);
+  }
+
+  /** The outline row that has the keyboard focus. */
+  async function focusedKey(page: Page): Promise<string | null> {
+    return page.evaluate(() => document.activeElement?.getAttribute("data-key") ?? null);
+  }
+
+  async function undoAll(page: Page) {
+    const undo = page.getByTestId("history-undo");
+    while (await undo.isEnabled()) await page.keyboard.press("Control+z");
+  }
+  async function redoAll(page: Page) {
+    const redo = page.getByTestId("history-redo");
+    while (await redo.isEnabled()) await page.keyboard.press("Control+Shift+z");
+  }
+
+  it("copies and pastes through the system clipboard: new unique ids, inner edges and references kept, also into a second workflow", async () => {
+    const source = await createByApi({ ...TRIAGE, name: "Copy source" });
+    const target = await createByApi({ name: "Paste target", state: [], nodes: [], edges: [] });
+    const { context, page, errors } = await openEditor(source);
+    const original = await shown(page);
+    await clickPane(page);
+    await page.keyboard.press("Control+a");
+    await page.keyboard.press("Control+c");
+    await page.keyboard.press("Control+v");
+    await expect.poll(async () => (await shown(page)).nodes.length).toBe(original.nodes.length * 2);
+    const pasted = await shown(page);
+    const ids = pasted.nodes.map((n) => n.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const copies = pasted.nodes.slice(original.nodes.length);
+    const rename = new Map(original.nodes.map((n, i) => [n.id, (copies[i] as Node).id]));
+    for (const [i, node] of original.nodes.entries()) {
+      const copy = copies[i] as Node;
+      expect(copy.type).toBe(node.type);
+      // Settings, and so every {{state.…}} reference in them, come over unchanged.
+      expect(copy.data).toEqual(node.data);
+      expect(original.nodes.some((n) => n.id === copy.id)).toBe(false);
+    }
+    const inner = original.edges.filter((e) => rename.has(e.source) && rename.has(e.target));
+    const pastedEdges = pasted.edges.slice(original.edges.length);
+    expect(pastedEdges.map((e) => [e.source, e.target, e.label ?? null])).toEqual(
+      inner.map((e) => [rename.get(e.source), rename.get(e.target), e.label ?? null]),
+    );
+
+    // A second tab, another workflow: the same clipboard pastes there, with the state fields it uses.
+    const second = await context.newPage();
+    await gotoEditor(second, target);
+    await clickPane(second);
+    await second.keyboard.press("Control+v");
+    await expect.poll(async () => (await shown(second)).nodes.length).toBe(original.nodes.length);
+    const there = await shown(second);
+    expect(there.nodes.map((n) => n.data)).toEqual(original.nodes.map((n) => n.data));
+    expect(there.edges).toHaveLength(inner.length);
+    expect(there.state.map((f) => f.name).sort()).toEqual(
+      original.state
+        .map((f) => f.name)
+        .filter((name) => JSON.stringify(original.nodes).includes(name))
+        .sort(),
+    );
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("undoes 30 random canvas edits back to the original document byte for byte, and redoes them to the final one", async () => {
+    const workflow = await createByApi({ ...TRIAGE, name: "Random edits" });
+    const { context, page, errors } = await openEditor(workflow);
+    const originalText = await shownText(page);
+    const random = seeded(20261201);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+    const types = ["code", "llm", "tool", "join", "human", "send_email", "condition"];
+    const done: string[] = [];
+    for (let step = 0; step < 30; step++) {
+      const ids = await nodeIds(page);
+      const kind =
+        ids.length < 3
+          ? "add"
+          : pick(["add", "drag", "nudge", "delete", "duplicate", "connect", "paste", "layout", "note"]);
+      done.push(kind);
+      if (kind === "add") {
+        await page.getByTestId(`palette-${pick(types)}`).click();
+        continue;
+      }
+      if (kind === "layout") {
+        await clickPane(page);
+        await page.keyboard.press("Shift+L");
+        continue;
+      }
+      if (kind === "note") {
+        await clickPane(page);
+        await page.keyboard.press("Shift+N");
+        await clickPane(page);
+        continue;
+      }
+      const id = pick(ids);
+      await goTo(page, id);
+      const node = page.locator(`.react-flow__node[data-id="${id}"]`);
+      if (kind === "drag") {
+        const box = await node.boundingBox();
+        if (!box) throw new Error("node not shown");
+        await page.mouse.move(box.x + box.width / 2, box.y + 12);
+        await page.mouse.down();
+        await page.mouse.move(box.x + box.width / 2 + 60, box.y + 52, { steps: 6 });
+        await page.mouse.up();
+      } else if (kind === "nudge") {
+        await node.focus();
+        await page.keyboard.press("ArrowRight");
+        await page.keyboard.press("ArrowDown");
+      } else if (kind === "delete") await page.keyboard.press("Delete");
+      else if (kind === "duplicate") await page.keyboard.press("Control+d");
+      else if (kind === "connect") {
+        await page.keyboard.press("c");
+        await page.getByTestId("command-palette-input").waitFor();
+        await page.keyboard.press("Enter");
+        await page.getByTestId("command-palette-input").waitFor({ state: "detached" });
+      } else if (kind === "paste") {
+        await page.keyboard.press("Control+c");
+        await page.keyboard.press("Control+v");
+      }
+    }
+    const finalText = await shownText(page);
+    expect(finalText).not.toBe(originalText);
+    await undoAll(page);
+    expect(await shownText(page)).toBe(originalText);
+    await redoAll(page);
+    expect(await shownText(page)).toBe(finalText);
+    // The history list names the steps.
+    await page.getByTestId("history-list-button").click();
+    expect(await page.getByTestId("history-list").getByRole("menuitem").count()).toBeGreaterThan(5);
+    await screenshot(page, "canvas-history-list-en-light");
+    await page.keyboard.press("Escape");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  for (const lang of ["en", "vi"] as const) {
+    it(`builds and connects a 3-node workflow with the keyboard only (${lang})`, async () => {
+      const workflow = await createByApi({ name: `Keys ${lang}`, state: [], nodes: [], edges: [] });
+      const { context, page, errors } = await openEditor(workflow, lang);
+      const names =
+        lang === "en"
+          ? { start: "Start", code: "Code", end: "End" }
+          : { start: "Bắt đầu", code: "Mã", end: "Kết thúc" };
+      await palette(page, TEXT[lang].add(names.end));
+      await palette(page, TEXT[lang].add(names.code));
+      // "C" connects the selected node (the new Code) to a node chosen by name.
+      await page.keyboard.press("c");
+      await page.getByPlaceholder(TEXT[lang].connectTo).waitFor();
+      await page.keyboard.type(names.end);
+      await page.keyboard.press("Enter");
+      await palette(page, TEXT[lang].add(names.start));
+      await page.keyboard.press("c");
+      await page.getByPlaceholder(TEXT[lang].connectTo).waitFor();
+      await page.keyboard.type("code_1");
+      await page.keyboard.press("Enter");
+      await expect
+        .poll(async () => (await shown(page)).edges.map((e) => [e.source, e.target]))
+        .toEqual([
+          ["code_1", "end"],
+          ["start", "code_1"],
+        ]);
+      const doc = await shown(page);
+      expect(doc.nodes.map((n) => [n.id, n.type])).toEqual([
+        ["end", "end"],
+        ["code_1", "code"],
+        ["start", "start"],
+      ]);
+      // Undo from the keyboard takes back the last connection.
+      await page.keyboard.press("Control+z");
+      await expect.poll(async () => (await shown(page)).edges).toHaveLength(1);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  it("edits through the outline tree with the keyboard: rename, connect, delete", async () => {
+    const workflow = await createByApi({
+      name: "Outline",
+      state: [],
+      nodes: [
+        { id: "a", type: "code", position: { x: 0, y: 0 }, data: {} },
+        { id: "b", type: "code", position: { x: 300, y: 0 }, data: {} },
+        { id: "c", type: "code", position: { x: 600, y: 0 }, data: {} },
+      ],
+      edges: [{ id: "e1", source: "a", target: "b" }],
+    });
+    const { context, page, errors } = await openEditor(workflow);
+    await page.getByTestId("panel-tab-outline").click();
+    const tree = page.getByRole("tree", { name: "Outline of the workflow" });
+    await tree.waitFor();
+    // Implicit Start first, then a, its edge, b, c, implicit End.
+    await page.getByTestId("outline-node-a").focus();
+    await page.keyboard.press("F2");
+    await page.keyboard.type("Fetch orders");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByTestId("outline-node-a").textContent()).toContain("Fetch orders");
+    await expect.poll(() => focusedKey(page)).toBe("n:a");
+    await page.keyboard.press("ArrowDown"); // the edge a → b
+    await page.keyboard.press("ArrowDown"); // b
+    await page.keyboard.press("c");
+    const form = page.getByTestId("outline-connect-form");
+    await form.waitFor();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter"); // the first target: a
+    await expect.poll(() => focusedKey(page)).toBe("n:b");
+    await page.keyboard.press("ArrowDown"); // b's new edge
+    await page.keyboard.press("ArrowDown"); // c
+    await page.keyboard.press("Delete");
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "outline-en-light");
+    await page.getByTestId("panel-tab-json").click();
+    const doc = JSON.parse(await page.getByTestId("workflow-json").inputValue()) as Doc;
+    expect(doc.nodes.map((n) => [n.id, n.data.label ?? null])).toEqual([
+      ["a", "Fetch orders"],
+      ["b", null],
+    ]);
+    expect(doc.edges.map((e) => [e.source, e.target])).toEqual([
+      ["a", "b"],
+      ["b", "a"],
+    ]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  for (const [lang, theme] of [
+    ["en", "light"],
+    ["vi", "dark"],
+  ] as const) {
+    it(`has no serious or critical axe-core violation on the editor, its command palette and shortcut sheet (${lang}, ${theme})`, async () => {
+      const workflow = await createByApi({ ...TRIAGE, name: `Axe ${lang}` });
+      const { context, page, errors } = await openEditor(workflow, lang, theme);
+      await expect.poll(() => nodeIds(page)).toContain("route");
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `canvas-${lang}-${theme}`);
+      await page.keyboard.press("Control+k");
+      await page.getByPlaceholder(TEXT[lang].palette).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `command-palette-${lang}-${theme}`);
+      await page.keyboard.press("Escape");
+      await clickPane(page);
+      await page.keyboard.press("?");
+      await page.getByRole("dialog", { name: TEXT[lang].shortcuts }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `shortcuts-${lang}-${theme}`);
+      await page.keyboard.press("Escape");
+      await page.getByTestId("panel-tab-outline").click();
+      await page.getByRole("tree").waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `outline-${lang}-${theme}`);
       expect(errors).toEqual([]);
       await context.close();
     });

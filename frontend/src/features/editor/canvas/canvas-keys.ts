@@ -16,6 +16,17 @@ export function isTypingTarget(target: EventTarget | null): boolean {
 
 const mod = (e: KeyboardEvent) => e.ctrlKey || e.metaKey;
 
+/**
+ * Whether an editing key (Delete, C, copy, paste, …) is meant for the canvas: it is, unless the
+ * focus is in a side panel or its tabs (the outline, the settings), whose keys stay there.
+ */
+export function isCanvasScope(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.closest !== "function") return true;
+  if (el.closest("[data-canvas-scope]")) return true;
+  return el.closest("[role='tabpanel'], [role='tablist']") === null;
+}
+
 export function useCanvasKeys(
   actions: CanvasActions,
   options: { readOnly: boolean; open(overlay: CanvasOverlay): void; hasSelection(): boolean },
@@ -35,7 +46,9 @@ export function useCanvasKeys(
         e.stopPropagation();
         run();
       };
+      const scoped = isCanvasScope(e.target);
       if (mod(e) && !e.altKey) {
+        if (!scoped) return;
         const lower = key.toLowerCase();
         if (lower === "c" && !e.shiftKey) return handled(() => void actions.copy());
         if (lower === "a" && !e.shiftKey) return handled(actions.selectAll);
@@ -50,6 +63,7 @@ export function useCanvasKeys(
       if (key === "!" || (e.shiftKey && e.code === "Digit1")) return handled(actions.fit);
       if (key === "+" || key === "=") return handled(actions.zoomIn);
       if (key === "-" || key === "_") return handled(actions.zoomOut);
+      if (!scoped) return;
       if (e.shiftKey && key === "ArrowLeft" && options.hasSelection())
         return handled(() => actions.selectReachable("upstream"));
       if (e.shiftKey && key === "ArrowRight" && options.hasSelection())

@@ -44,7 +44,7 @@ export const WorkflowNodeView = memo(function WorkflowNodeView({ id, data, selec
           id="in"
           position={Position.Left}
           className={HANDLE_CLASS}
-          aria-label={t("editor.canvas.inputHandle")}
+          title={t("editor.canvas.inputHandle")}
         />
       )}
       <div className="flex items-center gap-2 px-3 py-2">
@@ -81,7 +81,7 @@ export const WorkflowNodeView = memo(function WorkflowNodeView({ id, data, selec
                 id={h.id}
                 position={Position.Right}
                 className={HANDLE_CLASS}
-                aria-label={t("editor.canvas.outputHandleLabelled", {
+                title={t("editor.canvas.outputHandleLabelled", {
                   label: h.label ?? t("editor.canvas.unlabelled"),
                 })}
               />
@@ -96,7 +96,7 @@ export const WorkflowNodeView = memo(function WorkflowNodeView({ id, data, selec
             id={h.id}
             position={Position.Right}
             className={HANDLE_CLASS}
-            aria-label={t("editor.canvas.outputHandle")}
+            title={t("editor.canvas.outputHandle")}
           />
         ))
       )}

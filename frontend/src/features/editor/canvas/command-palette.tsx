@@ -90,7 +90,7 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
   const action = (key: string, run: () => void, options: { edits?: boolean; shortcut?: string } = {}) => (
     <Command.Item
       key={key}
-      value={`action ${key} ${t(`editor.canvas.shortcuts.actions.${key}`)}`}
+      value={`${t(`editor.canvas.shortcuts.actions.${key}`)} action:${key}`}
       className={ITEM}
       disabled={options.edits === true && readOnly}
       onSelect={runAndClose(run)}
@@ -141,7 +141,7 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
               return (
                 <Command.Item
                   key={`${target.id}:${label ?? ""}`}
-                  value={`connect ${target.id} ${nodeName(target)} ${label ?? ""}`}
+                  value={`${nodeName(target)} ${target.id} ${label ?? ""} connect:${target.id}:${label ?? ""}`}
                   className={ITEM}
                   onSelect={runAndClose(() => {
                     if (sourceId) actions.connect(sourceId, target.id, label);
@@ -167,7 +167,7 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
                 return (
                   <Command.Item
                     key={type}
-                    value={`add ${type} ${name}`}
+                    value={`${t("editor.canvas.palette.addType", { type: name })} add:${type}`}
                     keywords={[t("editor.canvas.palette.addKeyword")]}
                     className={ITEM}
                     disabled={readOnly}
@@ -183,7 +183,7 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
               {action("undo", actions.undo, { edits: true, shortcut: "Ctrl+Z" })}
               {action("redo", actions.redo, { edits: true, shortcut: "Ctrl+Shift+Z" })}
               <Command.Item
-                value={`action connect ${t("editor.canvas.shortcuts.actions.connect")}`}
+                value={`${t("editor.canvas.shortcuts.actions.connect")} action:connect`}
                 className={ITEM}
                 disabled={readOnly || !sourceId}
                 onSelect={() => {
@@ -216,7 +216,7 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
                   return (
                     <Command.Item
                       key={name}
-                      value={`field ${name}`}
+                      value={`${name} field:${name}`}
                       className={ITEM}
                       onSelect={runAndClose(() => ui.getState().openPanel("state"))}
                     >
@@ -234,7 +234,8 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
                   return (
                     <Command.Item
                       key={node.id}
-                      value={`node ${node.id} ${nodeName(node)}`}
+                      value={`${nodeName(node)} ${node.id} node:${node.id}`}
+                      data-testid={`palette-node-${node.id}`}
                       keywords={nodeKeywords(node, t(`editor.nodeTypes.${node.type}.name`))}
                       className={ITEM}
                       onSelect={runAndClose(() => ui.getState().focusNode(node.id))}

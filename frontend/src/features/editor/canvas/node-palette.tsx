@@ -15,6 +15,7 @@ export function NodePalette() {
   const disabled = !canvas || preview !== null;
   return (
     <nav
+      data-canvas-scope
       aria-label={t("editor.canvas.palette.nodes")}
       className="flex w-44 flex-col gap-1 p-2"
       data-testid="node-palette"

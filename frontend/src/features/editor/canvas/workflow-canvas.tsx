@@ -225,7 +225,12 @@ function CanvasView() {
   useCanvasKeys(actions as CanvasActions, keyOptions);
 
   return (
-    <div className="absolute inset-0" data-testid="workflow-canvas" data-read-only={readOnly ? "true" : "false"}>
+    <div
+      className="absolute inset-0"
+      data-canvas-scope
+      data-testid="workflow-canvas"
+      data-read-only={readOnly ? "true" : "false"}
+    >
       <h2 className="sr-only">{t("editor.canvas.title")}</h2>
       <ReactFlow<FlowNode, FlowEdge>
         nodes={nodes}
