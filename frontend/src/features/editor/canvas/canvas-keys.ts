@@ -81,7 +81,7 @@ export function useCanvasKeys(
 }
 
 /** Every shortcut, for the `?` sheet and the docs (keys as shown, locale key of what it does). */
-export const SHORTCUTS: { keys: string[]; action: string }[] = [
+export const SHORTCUTS: { keys: string[]; action: string; anyOf?: boolean }[] = [
   { keys: ["Ctrl", "K"], action: "palette" },
   { keys: ["?"], action: "shortcuts" },
   { keys: ["Ctrl", "Z"], action: "undo" },
@@ -100,7 +100,7 @@ export const SHORTCUTS: { keys: string[]; action: string }[] = [
   { keys: ["C"], action: "connect" },
   { keys: ["Tab"], action: "focusNext" },
   { keys: ["Enter"], action: "selectFocused" },
-  { keys: ["←", "↑", "→", "↓"], action: "nudge" },
+  { keys: ["←", "↑", "→", "↓"], action: "nudge", anyOf: true },
   { keys: ["Shift", "1"], action: "fit" },
   { keys: ["+"], action: "zoomIn" },
   { keys: ["-"], action: "zoomOut" },

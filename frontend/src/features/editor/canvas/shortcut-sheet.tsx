@@ -25,7 +25,7 @@ export function ShortcutSheet({ open, onOpenChange }: { open: boolean; onOpenCha
                 <td className="py-1.5 pr-4 whitespace-nowrap">
                   {s.keys.map((k, i) => (
                     <span key={k}>
-                      {i > 0 && <span aria-hidden> + </span>}
+                      {i > 0 && <span aria-hidden>{s.anyOf ? " / " : " + "}</span>}
                       <kbd className="rounded border bg-muted px-1.5 py-0.5 font-mono text-xs">
                         {isWord(k) ? t(`editor.canvas.keys.${k.toLowerCase()}`) : k}
                       </kbd>
