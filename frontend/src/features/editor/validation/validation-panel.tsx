@@ -1,0 +1,4 @@
+// Placeholder until this part of the editor is built.
+export function ValidationPanel() {
+  return null;
+}
