@@ -75,6 +75,7 @@ const TEXT = {
     model: "Model",
     outputField: "Output field",
     didYouMean: "Did you mean “question”?",
+    undeclared: "“answr” is not a declared state field. Did you mean “answer”?",
     unknown: "“questoin” is not a declared state field.",
     parallel: "ask and pick can run in the same step",
     stateTitle: "State fields",
@@ -86,6 +87,7 @@ const TEXT = {
     model: "Mô hình",
     outputField: "Trường kết quả",
     didYouMean: "Có phải ý bạn là “question”?",
+    undeclared: "“answr” không phải trường state đã khai báo. Có phải ý bạn là “answer”?",
     unknown: "“questoin” không phải trường state đã khai báo.",
     parallel: "ask và pick có thể chạy cùng một bước",
     stateTitle: "Các trường trạng thái",
@@ -204,6 +206,11 @@ describe("node settings and state fields in a browser", () => {
       await set(page, "output_field", "1answer");
       expect(await llm.getByTestId("setting-output_field").getByTestId("setting-error").textContent()).toBe(
         TEXT[lang].identifier,
+      );
+      // A field name that is not declared: the validator's message, with the nearest declared name.
+      await set(page, "output_field", "answr");
+      expect(await llm.getByTestId("setting-output_field").getByTestId("setting-error").textContent()).toBe(
+        TEXT[lang].undeclared,
       );
       await set(page, "output_field", "answer");
       expect(await llm.getByTestId("setting-error").count()).toBe(0);

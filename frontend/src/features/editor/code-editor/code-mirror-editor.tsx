@@ -3,9 +3,6 @@
 // controlled: a new `value` from outside (undo, another panel) replaces the editor's text.
 import { autocompletion, type Completion, type CompletionContext, closeBrackets } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { javascript } from "@codemirror/lang-javascript";
-import { json, jsonParseLinter } from "@codemirror/lang-json";
-import { python } from "@codemirror/lang-python";
 import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { type Diagnostic, linter, lintGutter } from "@codemirror/lint";
 import { Annotation, Compartment, EditorState, type Extension } from "@codemirror/state";
@@ -48,18 +45,22 @@ const referenceHighlightUpdates = ViewPlugin.fromClass(
 const external = Annotation.define<boolean>();
 
 /**
- * Tab indents only in code (JavaScript, Python), where indentation matters; there, Escape then Tab
+ * The language support, each grammar its own chunk (a prompt editor loads none of them). Tab
+ * indents only in code (JavaScript, Python), where indentation matters; there, Escape then Tab
  * leaves the editor (CodeMirror's own rule). In templates and JSON, Tab moves on to the next field.
  */
-function languageExtension(language: CodeLanguage): Extension {
+async function languageExtension(language: CodeLanguage): Promise<Extension> {
   switch (language) {
     case "javascript":
-      return [javascript(), keymap.of([indentWithTab])];
+      return [(await import("@codemirror/lang-javascript")).javascript(), keymap.of([indentWithTab])];
     case "python":
-      return [python(), keymap.of([indentWithTab])];
-    case "json":
+      return [(await import("@codemirror/lang-python")).python(), keymap.of([indentWithTab])];
+    case "json": {
+      const { json, jsonParseLinter } = await import("@codemirror/lang-json");
+      const parseProblems = jsonParseLinter();
       // An empty JSON setting means "not set": not a syntax error.
-      return [json(), linter((view) => (view.state.doc.length === 0 ? [] : jsonParseLinter()(view)), { delay: 300 })];
+      return [json(), linter((view) => (view.state.doc.length === 0 ? [] : parseProblems(view)), { delay: 300 })];
+    }
     default:
       return [];
   }
@@ -185,7 +186,7 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
         theme,
         darkAwareHighlight,
         placeholderText(""),
-        c.language.of(languageExtension(props.language)),
+        c.language.of([]),
         c.readOnly.of([EditorState.readOnly.of(props.readOnly ?? false), EditorView.editable.of(!props.readOnly)]),
         c.aria.of(ariaAttributes(props)),
         EditorView.theme({
@@ -215,7 +216,13 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
   }, [props.value]);
 
   useEffect(() => {
-    view.current?.dispatch({ effects: compartments.current.language.reconfigure(languageExtension(props.language)) });
+    let current = true;
+    void languageExtension(props.language).then((extension) => {
+      if (current) view.current?.dispatch({ effects: compartments.current.language.reconfigure(extension) });
+    });
+    return () => {
+      current = false;
+    };
   }, [props.language]);
 
   useEffect(() => {

@@ -24,6 +24,7 @@ export {
   type FieldUsage,
   findUsages,
   forEachBodies,
+  nearestName,
   nodeReferences,
   type ReferenceProblem,
   referenceProblems,

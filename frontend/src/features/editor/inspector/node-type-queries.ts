@@ -46,9 +46,18 @@ export function stringEditor(
   return pathInPatterns(path, info.template_settings) ? "template" : "text";
 }
 
-/** Whether a setting names a state field (offered from the declared fields). */
-export function namesStateField(info: Pick<NodeTypeInfo, "field_settings">, path: readonly (string | number)[]) {
-  return info.field_settings.some(
+/** How a setting names a state field: a name, a path whose first name is the field, or not at all. */
+export function stateFieldForm(
+  info: Pick<NodeTypeInfo, "field_settings">,
+  path: readonly (string | number)[],
+): "name" | "path" | undefined {
+  const found = info.field_settings.find(
     (f) => f.form !== "key" && pathInPatterns(path, [f.path]) && path.length === f.path.split(".").length,
   );
+  return found?.form === "key" ? undefined : found?.form;
+}
+
+/** Whether a setting names a state field (offered from the declared fields). */
+export function namesStateField(info: Pick<NodeTypeInfo, "field_settings">, path: readonly (string | number)[]) {
+  return stateFieldForm(info, path) !== undefined;
 }

@@ -1,6 +1,8 @@
 // The settings form of one node, generated from its type's JSON Schema (see schema-form.ts). Every
 // change dispatches `update-node-data` for the setting's path; consecutive keystrokes in one field
 // merge into one undo step, closed when the field loses focus.
+
+import type { TFunction } from "i18next";
 import { PlusIcon, Trash2Icon } from "lucide-react";
 import { createContext, type ReactNode, useContext, useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -8,8 +10,8 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { cn } from "@/lib/utils";
 import { CodeEditor, type ReferenceScope } from "../code-editor/code-editor";
-import type { SettingPath } from "../document";
-import { type NodeTypeInfo, namesStateField, stringEditor } from "./node-type-queries";
+import { nearestName, type SettingPath } from "../document";
+import { type NodeTypeInfo, namesStateField, stateFieldForm, stringEditor } from "./node-type-queries";
 import { emptyValue, type FieldSpec, fieldProblem, pickVariant } from "./schema-form";
 
 /** What every field of one node's form shares. */
@@ -141,7 +143,10 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
   const [draftError, setDraftError] = useState<string | null>(null);
   const problem = fieldProblem(spec, value, required);
   const error =
-    refusal ?? draftError ?? (problem ? t(`editor.inspector.errors.${problem.code}`, problem.params ?? {}) : null);
+    refusal ??
+    draftError ??
+    (problem ? t(`editor.inspector.errors.${problem.code}`, problem.params ?? {}) : null) ??
+    undeclaredField(form, path, value, t);
   const describedBy = [help ? `${id}-help` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
   const set = (next: unknown) => setRefusal(form.change(path, next));
   const common = {
@@ -242,6 +247,18 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
       {control}
     </FieldFrame>
   );
+}
+
+/** For a setting that names a state field: the validator's complaint when the field is not declared. */
+function undeclaredField(form: FormContext, path: SettingPath, value: unknown, t: TFunction): string | null {
+  const how = stateFieldForm(form.info, path);
+  if (!how || typeof value !== "string" || value === "") return null;
+  const name = how === "path" ? (value.split(".")[0] as string) : value;
+  const declared = form.scope.fields.map((f) => f.name);
+  if (declared.includes(name)) return null;
+  const suggestion = nearestName(name, declared);
+  const message = t("editor.references.STATE_REFERENCE_UNKNOWN", { name });
+  return suggestion ? `${message} ${t("editor.references.suggestion", { suggestion })}` : message;
 }
 
 /** A number typed as text: kept as typed until it is a number, then dispatched. */
