@@ -4,7 +4,7 @@
 import { autocompletion, type Completion, type CompletionContext, closeBrackets } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
-import { type Diagnostic, linter, lintGutter } from "@codemirror/lint";
+import { type Diagnostic, linter } from "@codemirror/lint";
 import { Annotation, Compartment, EditorState, type Extension } from "@codemirror/state";
 import {
   Decoration,
@@ -66,6 +66,14 @@ async function languageExtension(language: CodeLanguage): Promise<Extension> {
   }
 }
 
+/** Code in a monospace font; templates are prose (prompts, messages), in the page's font, which
+ * also draws Vietnamese diacritics better than the fallback monospace fonts. */
+function fontTheme(language: CodeLanguage): Extension {
+  const fontFamily =
+    language === "template" ? "var(--font-sans)" : "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace";
+  return EditorView.theme({ ".cm-scroller": { fontFamily, lineHeight: "1.5" } });
+}
+
 const theme = EditorView.theme({
   "&": {
     fontSize: "0.75rem",
@@ -79,7 +87,9 @@ const theme = EditorView.theme({
     borderColor: "var(--ring)",
     boxShadow: "0 0 0 3px color-mix(in oklch, var(--ring) 50%, transparent)",
   },
-  ".cm-content": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace", caretColor: "var(--foreground)" },
+  // The same padding as the form's text inputs, so a one-line template lines up with them.
+  ".cm-content": { caretColor: "var(--foreground)", padding: "7px 0" },
+  ".cm-line": { padding: "0 11px" },
   ".cm-gutters": { backgroundColor: "transparent", border: "none" },
   ".cm-reference": { color: "var(--ring)", fontWeight: "600" },
   ".cm-tooltip": {
@@ -147,7 +157,12 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
   latest.current = props;
   const tRef = useRef(t);
   tRef.current = t;
-  const compartments = useRef({ language: new Compartment(), readOnly: new Compartment(), aria: new Compartment() });
+  const compartments = useRef({
+    language: new Compartment(),
+    font: new Compartment(),
+    readOnly: new Compartment(),
+    aria: new Compartment(),
+  });
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the view is made once; props reach it through refs and compartments
   useEffect(() => {
@@ -181,12 +196,12 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
           icons: false,
         }),
         lint,
-        lintGutter(),
         referenceHighlightUpdates,
         theme,
         darkAwareHighlight,
         placeholderText(""),
         c.language.of([]),
+        c.font.of(fontTheme(props.language)),
         c.readOnly.of([EditorState.readOnly.of(props.readOnly ?? false), EditorView.editable.of(!props.readOnly)]),
         c.aria.of(ariaAttributes(props)),
         EditorView.theme({
@@ -217,6 +232,7 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
 
   useEffect(() => {
     let current = true;
+    view.current?.dispatch({ effects: compartments.current.font.reconfigure(fontTheme(props.language)) });
     void languageExtension(props.language).then((extension) => {
       if (current) view.current?.dispatch({ effects: compartments.current.language.reconfigure(extension) });
     });

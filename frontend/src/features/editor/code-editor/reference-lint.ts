@@ -19,7 +19,6 @@ export function referenceDiagnostics(text: string, scope: ReferenceScope, t: TFu
       to: problem.end ?? text.length,
       severity: "error",
       message: message + hint,
-      source: "reference",
       ...(problem.suggestion && problem.name
         ? {
             actions: [
