@@ -389,6 +389,8 @@ describe("node settings and state fields in a browser", () => {
 
       // Rename question → câu_hỏi is refused (not an identifier); → query renames every reference.
       await question.getByTestId("state-field-edit").click();
+      await screenshot(page, `state-edit-${lang}`);
+      expect(await seriousViolations(page)).toEqual([]);
       await question.getByTestId("state-field-rename-input").fill("câu_hỏi");
       await question.getByTestId("state-field-rename").click();
       await question.getByRole("status").first().waitFor();

@@ -4,6 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useShallow } from "zustand/react/shallow";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { Input } from "@/components/ui/input";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -16,6 +17,7 @@ import {
   type SettingPath,
   selectDocument,
   selectNodes,
+  selectState,
   useDocument,
   useDocumentStore,
   type WorkflowDocument,
@@ -84,31 +86,42 @@ function NodePicker() {
   );
 }
 
-/** What {{…}} completion and underlining know in a node's settings. */
-function referenceScope(document: WorkflowDocument, nodeId: string): ReferenceScope {
-  const contextKeys = new Set<string>();
-  for (const node of document.nodes)
+/** The context keys a node's templates use, kept per data object: a move leaves `data` as it
+ * was (immer shares it), so dragging nodes does not rescan their settings. */
+const contextKeyCache = new WeakMap<object, string[]>();
+
+function nodeContextKeys(node: WorkflowNode): string[] {
+  let keys = contextKeyCache.get(node.data);
+  if (!keys) {
+    keys = [];
     for (const found of nodeReferences(node)) {
       const key = found.reference?.root === "context" ? found.reference.path[0] : undefined;
-      if (key !== undefined) contextKeys.add(key);
+      if (key !== undefined) keys.push(key);
     }
-  return {
-    fields: document.state,
-    contextKeys: [...contextKeys].sort(),
-    inForEachBody: forEachBodies(document).has(nodeId),
-  };
+    contextKeyCache.set(node.data, keys);
+  }
+  return keys;
+}
+
+/** Every context key the document's templates use, sorted, for {{context.…}} completion. */
+export function documentContextKeys(document: WorkflowDocument): string[] {
+  const keys = new Set<string>();
+  for (const node of document.nodes) for (const key of nodeContextKeys(node)) keys.add(key);
+  return [...keys].sort();
 }
 
 function NodeSettings({ nodeId }: { nodeId: string }) {
   const { t } = useTranslation();
   const store = useDocumentStore();
   const node = useDocument((s) => selectDocument(s).nodes.find((n) => n.id === nodeId));
-  const document = useDocument(selectDocument);
-  const state = document.state;
-  const edges = document.edges;
-  // Only what completion needs: recomputed when fields or edges change, not on every keystroke.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the document is read for its state, edges and references
-  const scope = useMemo(() => referenceScope(document, nodeId), [state, edges, nodeId]);
+  // What completion and underlining need, read so that moving nodes re-renders nothing here.
+  const state = useDocument(selectState);
+  const contextKeys = useDocument(useShallow((s) => documentContextKeys(selectDocument(s))));
+  const inForEachBody = useDocument((s) => forEachBodies(selectDocument(s)).has(nodeId));
+  const scope = useMemo<ReferenceScope>(
+    () => ({ fields: state, contextKeys, inForEachBody }),
+    [state, contextKeys, inForEachBody],
+  );
   const types = useQuery(nodeTypesQuery);
   const select = useEditorUi((s) => s.select);
   const fieldListId = useId();

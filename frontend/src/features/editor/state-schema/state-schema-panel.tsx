@@ -128,7 +128,9 @@ function FieldItem({ field, clash }: { field: StateField; clash: ParallelWrite |
           variant="outline"
           size="sm"
           aria-expanded={editing}
-          aria-label={t("editor.stateSchema.editField", { name: field.name })}
+          aria-label={t(editing ? "editor.stateSchema.closeField" : "editor.stateSchema.editField", {
+            name: field.name,
+          })}
           onClick={() => setEditing(!editing)}
           data-testid="state-field-edit"
         >
