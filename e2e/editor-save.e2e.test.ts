@@ -462,6 +462,7 @@ describe("saving in the editor", () => {
       // Review: the server's version is shown read-only; the edits stay.
       await dialog.getByRole("button", { name: TEXT[lang].review }).click();
       await second.getByTestId("review-notice").waitFor();
+      await dialog.waitFor({ state: "hidden" });
       expect(await title(second)).toBe("Tên từ thẻ hai");
       await screenshot(second, `editor-save-review-${lang}`);
       await second.getByRole("button", { name: TEXT[lang].backToMine }).click();

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { COMMANDS, contentText, loadedStore, sampleDocument } from "./document.fixtures.js";
-import { historyItems, selectCanRedo, selectCanUndo, selectIsDirty, selectSavedVersion } from "./document-selectors.js";
+import {
+  historyItems,
+  selectCanRedo,
+  selectCanUndo,
+  selectCurrentEntryId,
+  selectIsDirty,
+  selectSavedVersion,
+} from "./document-selectors.js";
 import { createDocumentStore } from "./document-store.js";
 
 describe("document store commands", () => {
@@ -121,8 +128,10 @@ describe("undo history", () => {
     state().dispatch({ type: "rename-node", nodeId: "draft", label: "Typed meanwhile" });
     state().markSaved(4, sent);
     expect([selectIsDirty(state()), selectSavedVersion(state())]).toEqual([true, 4]);
+    expect(selectCurrentEntryId(state())).not.toBe(sent);
     state().undo();
     expect(selectIsDirty(state())).toBe(false);
+    expect(selectCurrentEntryId(state())).toBe(sent);
   });
 
   it("after a rebase on the server's version, stays unsaved whatever is undone, until saved", () => {
