@@ -413,6 +413,36 @@ describe("saving in the editor", () => {
     await context.close();
   });
 
+  it("offers back edits whose version was saved over since, and merges them with the server's on save", async () => {
+    const workflow = await create("Phiên cũ");
+    const { context, page } = await openSignedIn("en");
+    await openEditor(page, workflow.id);
+    await rename(page, "en", "Renamed in a closed tab");
+    await expect.poll(() => journalNames(page, workflow.id)).toEqual(["Renamed in a closed tab"]);
+    await page.close({ runBeforeUnload: false });
+    const serverDoc: Doc = {
+      ...(await current(workflow.id)).document,
+      nodes: [{ id: "server_node", type: "join", position: { x: 0, y: 0 }, data: { label: "Added on the server" } }],
+    };
+    expect((await api(studio, "PUT", `/api/workflows/${workflow.id}`, { token, body: serverDoc })).status).toBe(200);
+
+    const again = await context.newPage();
+    await openEditor(again, workflow.id);
+    const offer = again.getByRole("alertdialog", { name: TEXT.en.offerTitle });
+    expect(await offer.getByTestId("journal-offer-stale").textContent()).toContain("since version 1");
+    await offer.getByRole("button", { name: TEXT.en.restore }).click();
+    await again.keyboard.press("Control+s");
+    const dialog = again.getByRole("dialog", { name: TEXT.en.conflictTitle });
+    await dialog.getByRole("button", { name: TEXT.en.merge }).click();
+    await again.getByRole("button", { name: TEXT.en.checkResult }).click();
+    await again.keyboard.press("Control+s");
+    await expect.poll(() => status(again)).toBe(TEXT.en.saved);
+    const stored = await current(workflow.id);
+    expect([stored.name, stored.document.nodes.map((n) => n.id)]).toEqual(["Renamed in a closed tab", ["server_node"]]);
+    expect(await versionNumbers(workflow.id)).toEqual([1, 2, 3]);
+    await context.close();
+  });
+
   it("warns that edits are not kept when the browser has no IndexedDB, and editing and saving still work", async () => {
     const workflow = await create("Không có IndexedDB");
     const { context, page } = await openSignedIn();

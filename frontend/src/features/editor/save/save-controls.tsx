@@ -1,5 +1,5 @@
 import { CircleCheckIcon, CircleDotIcon, LoaderCircleIcon, SaveIcon } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { useStore } from "zustand";
 import { Button } from "@/components/ui/button";
@@ -35,7 +35,13 @@ export function SaveControls({ workflow }: { workflow: Workflow }) {
   const { t } = useTranslation();
   const document = useDocumentStore();
   const ui = useEditorUiStore();
-  const [session] = useState(() => createSaveSession({ workflowId: workflow.id, document, ui, opened: workflow }));
+  // One session per opened workflow (its stores change when another workflow opens in this page);
+  // `opened` is the workflow as first loaded, not each refresh of it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new session per workflow and store, on purpose
+  const session = useMemo(
+    () => createSaveSession({ workflowId: workflow.id, document, ui, opened: workflow }),
+    [workflow.id, document, ui],
+  );
   useEffect(() => session.getState().startJournal(), [session]);
   useSaveShortcut(session);
   const dirty = useDocument(selectIsDirty);
