@@ -40,11 +40,17 @@ const TEXT = {
     syntax: /The JSON is not valid at line 3, column 3/,
     unknownType: /Line \d+, column \d+: there is no node type called “webhook”/,
     notWorkflow: "This JSON is not a Superstep workflow",
+    ready: "Ready to run",
+    cannotRun: /^Cannot run: \d+ problems?$/,
+    unreachable: "No path from Start reaches this node.",
   },
   vi: {
     syntax: /JSON không hợp lệ ở dòng 3, cột 3/,
     unknownType: /Dòng \d+, cột \d+: không có loại nút nào tên là “webhook”/,
     notWorkflow: "JSON này không phải quy trình Superstep",
+    ready: "Sẵn sàng chạy",
+    cannotRun: /^Chưa chạy được: còn \d+ lỗi$/,
+    unreachable: "Không có đường nào từ Bắt đầu đi tới nút này.",
   },
 } as const;
 
@@ -161,6 +167,37 @@ describe("the editor's JSON view, problems and versions in a browser", () => {
       expect(await page.getByTestId("workflow-title").textContent()).toBe(`Bad paste ${lang}`);
       const stored = await api<WorkflowView>(studio, "GET", `/api/workflows/${workflow.id}`, { token });
       expect(stored.body.data?.document).toEqual(workflow.document);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  for (const lang of ["en", "vi"] as const) {
+    it(`Problems: a broken workflow lists why it cannot run, and a problem leads to its node (${lang})`, async () => {
+      // Without the edge into "approve", nothing reaches it.
+      const broken: Doc = { ...TRIAGE, name: `Broken ${lang}`, edges: TRIAGE.edges.filter((e) => e.id !== "e3") };
+      const workflow = await createByApi(broken);
+      const { context, page, errors } = await openEditor(workflow.id, lang, lang === "en" ? "dark" : "light");
+      await page.getByTestId("panel-tab-problems").click();
+      const summary = page.getByTestId("validation-summary");
+      await expect.poll(() => summary.textContent()).toMatch(TEXT[lang].cannotRun);
+      const count = Number((await summary.textContent())?.match(/\d+/)?.[0]);
+      expect(await page.getByTestId("problem-item").count()).toBe(count);
+      expect(await page.getByTestId("problems-badge").textContent()).toContain(String(count));
+      const unreachable = page.locator('[data-testid="problem-item"][data-code="NODE_UNREACHABLE"]');
+      expect(await unreachable.textContent()).toContain(TEXT[lang].unreachable);
+      await screenshot(page, `problems-${lang}`);
+      if (lang === "en") expect(await seriousViolations(page)).toEqual([]);
+
+      await unreachable.getByRole("button").click();
+      await expect.poll(() => page.getByTestId("panel-tab-settings").getAttribute("data-state")).toBe("active");
+
+      // Fixed in the JSON view: the check runs again and the workflow is ready.
+      await openJsonView(page);
+      await pasteIntoJsonView(page, JSON.stringify({ ...TRIAGE, name: `Broken ${lang}` }, null, 2));
+      await page.getByTestId("panel-tab-problems").click();
+      await expect.poll(() => summary.textContent()).toBe(TEXT[lang].ready);
+      expect(await page.getByTestId("problem-item").count()).toBe(0);
       expect(errors).toEqual([]);
       await context.close();
     });
