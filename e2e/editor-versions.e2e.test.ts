@@ -43,6 +43,14 @@ const TEXT = {
     ready: "Ready to run",
     cannotRun: /^Cannot run: \d+ problems?$/,
     unreachable: "No path from Start reaches this node.",
+    pick: (v: number) => `Select version ${v} to compare`,
+    compare: "Compare",
+    codeChanged: "code changed",
+    labelChanged: "label changed",
+    back: "Back to editing",
+    restoreVersion: (v: number) => `Restore version ${v}`,
+    restore: "Restore",
+    restored: "Version 1 restored as version 4.",
   },
   vi: {
     syntax: /JSON không hợp lệ ở dòng 3, cột 3/,
@@ -51,6 +59,14 @@ const TEXT = {
     ready: "Sẵn sàng chạy",
     cannotRun: /^Chưa chạy được: còn \d+ lỗi$/,
     unreachable: "Không có đường nào từ Bắt đầu đi tới nút này.",
+    pick: (v: number) => `Chọn phiên bản ${v} để so sánh`,
+    compare: "So sánh",
+    codeChanged: "sửa code",
+    labelChanged: "sửa label",
+    back: "Quay lại chỉnh sửa",
+    restoreVersion: (v: number) => `Khôi phục phiên bản ${v}`,
+    restore: "Khôi phục",
+    restored: "Đã khôi phục phiên bản 1 thành phiên bản 4.",
   },
 } as const;
 
@@ -202,6 +218,117 @@ describe("the editor's JSON view, problems and versions in a browser", () => {
       await context.close();
     });
   }
+
+  /** Version 1: the example; 2: Draft's code and label changed, a Log node added; 3: Approve removed. */
+  async function threeVersions(name: string): Promise<{ workflow: WorkflowView; docs: Doc[] }> {
+    const v1: Doc = { ...structuredClone(TRIAGE), name };
+    const workflow = await createByApi(v1);
+    const v2: Doc = structuredClone(workflow.document);
+    const draft = v2.nodes.find((n) => n.id === "draft") as Doc["nodes"][number];
+    draft.data = { ...draft.data, label: "Draft a reply", code: "def main(state):\n    return {'reply': 'Thanks!'}" };
+    v2.nodes.push({
+      id: "log",
+      type: "code",
+      position: { x: 1000, y: 100 },
+      data: { language: "javascript", code: "function main(s) { return {}; }" },
+    });
+    v2.edges.push({ id: "e_log", source: "draft", target: "log" });
+    const v3: Doc = structuredClone(v2);
+    v3.nodes = v3.nodes.filter((n) => n.id !== "approve");
+    v3.edges = v3.edges.filter((e) => e.source !== "approve" && e.target !== "approve");
+    for (const document of [v2, v3]) {
+      const saved = await api<WorkflowView>(studio, "PUT", `/api/workflows/${workflow.id}`, { token, body: document });
+      expect(saved.status).toBe(200);
+    }
+    return { workflow, docs: [workflow.document, v2, v3] };
+  }
+
+  for (const lang of ["en", "vi"] as const) {
+    it(`Versions: comparing two versions lists the added, removed and changed nodes and settings (${lang})`, async () => {
+      const { workflow } = await threeVersions(`Compare ${lang}`);
+      const { context, page, errors } = await openEditor(workflow.id, lang, lang === "en" ? "light" : "dark");
+      await page.getByTestId("panel-tab-versions").click();
+      await page.getByTestId("version-row").first().waitFor();
+      expect(
+        await page.getByTestId("version-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-version"))),
+      ).toEqual(["3", "2", "1"]);
+      await page.getByRole("checkbox", { name: TEXT[lang].pick(3) }).check();
+      await page.getByRole("checkbox", { name: TEXT[lang].pick(1) }).check();
+      await page.getByRole("button", { name: TEXT[lang].compare, exact: true }).click();
+      await page.getByTestId("version-comparison").waitFor();
+      const marks = await page
+        .getByTestId("compare-node")
+        .evaluateAll((items) => items.map((i) => [i.getAttribute("data-node-id"), i.getAttribute("data-mark")]));
+      expect(marks.sort()).toEqual([
+        ["approve", "removed"],
+        ["draft", "changed"],
+        ["log", "added"],
+      ]);
+      const draftSettings = await page
+        .locator('[data-testid="compare-node"][data-node-id="draft"] [data-testid="compare-setting"]')
+        .allTextContents();
+      expect(draftSettings.sort()).toEqual([TEXT[lang].codeChanged, TEXT[lang].labelChanged].sort());
+      const edgeMarks = await page
+        .getByTestId("compare-edge")
+        .evaluateAll((items) => items.map((i) => [i.getAttribute("data-edge-id"), i.getAttribute("data-mark")]));
+      expect(edgeMarks.sort()).toEqual([
+        ["e3", "removed"],
+        ["e5", "removed"],
+        ["e_log", "added"],
+      ]);
+      await page.getByTestId("version-comparison").locator("summary").click();
+      const diff = page.getByTestId("json-diff");
+      expect(await diff.locator('[data-kind="added"]').allTextContents()).toContain('+       "id": "log",');
+      expect(await page.getByTestId("version-banner").isVisible()).toBe(true);
+      await screenshot(page, `versions-compare-${lang}`);
+      if (lang === "en") expect(await seriousViolations(page)).toEqual([]);
+      await page.getByRole("button", { name: TEXT[lang].back }).click();
+      await page.getByTestId("version-row").first().waitFor();
+      expect(await page.getByTestId("version-banner").count()).toBe(0);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  it("Versions: restoring an old version saves it as a new one and the editor shows it", async () => {
+    const { workflow, docs } = await threeVersions("Restore me");
+    const { context, page, errors } = await openEditor(workflow.id, "vi", "dark");
+    await page.getByTestId("panel-tab-versions").click();
+    await page.getByTestId("version-row").first().waitFor();
+    await screenshot(page, "versions-list-vi");
+    // Preview version 1 (read only), then restore it from the preview's banner.
+    await page.getByRole("button", { name: "Xem trước phiên bản 1" }).click();
+    const banner = page.getByTestId("version-banner");
+    await expect.poll(() => banner.textContent()).toContain("Bạn đang xem phiên bản 1 (chỉ đọc)");
+    expect(await page.getByTestId("workflow-title").textContent()).toBe("Restore me");
+    await banner.getByRole("button", { name: "Khôi phục phiên bản này" }).click();
+    const dialog = page.getByRole("alertdialog");
+    await dialog.waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await dialog.getByRole("button", { name: TEXT.vi.restore, exact: true }).click();
+    await page.getByText(TEXT.vi.restored).waitFor();
+    const stored = await api<WorkflowView>(studio, "GET", `/api/workflows/${workflow.id}`, { token });
+    expect(stored.body.data?.version).toBe(4);
+    expect(stored.body.data?.document).toEqual(docs[0]);
+    const versions = await api<{ number: number; restored_from: number | null }[]>(
+      studio,
+      "GET",
+      `/api/workflows/${workflow.id}/versions`,
+      { token },
+    );
+    expect(versions.body.data?.map((v) => [v.number, v.restored_from])).toEqual([
+      [4, 1],
+      [3, null],
+      [2, null],
+      [1, null],
+    ]);
+    // The list and the editor follow: a fourth version, and the JSON view shows the restored document.
+    await expect.poll(() => page.getByTestId("version-row").count()).toBe(4);
+    await openJsonView(page);
+    expect(JSON.parse(await jsonViewText(page))).toEqual(docs[0]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
   it("axe-core finds no serious violation with the JSON view open (light and dark)", async () => {
     const workflow = await createByApi({ ...TRIAGE, name: "Axe JSON" });
