@@ -19,6 +19,11 @@ import { useEffect, useRef } from "react";
 
 const fromOutside = Annotation.define<boolean>();
 
+/** The text's name for screen readers, and a tab stop of its own (the scrolling text must be reachable). */
+function contentAttributes(label: string) {
+  return EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" });
+}
+
 /** A key command that did its work (CodeMirror stops looking for another). */
 function handled(action: () => void): true {
   action();
@@ -68,6 +73,7 @@ export default function JsonEditor(props: JsonEditorProps) {
   const latest = useRef(props);
   latest.current = props;
   const readOnly = useRef(new Compartment());
+  const attributes = useRef(new Compartment());
   /** The store text last seen: the editor follows changes of it (not its first value: a kept draft may be shown). */
   const lastValue = useRef(props.value);
 
@@ -89,8 +95,7 @@ export default function JsonEditor(props: JsonEditorProps) {
         syntaxHighlighting(highlight),
         theme,
         readOnly.current.of(EditorState.readOnly.of(latest.current.readOnly)),
-        // A tab stop of its own: keyboard users (and axe) must reach the scrolling text.
-        EditorView.contentAttributes.of({ "aria-label": latest.current.label, tabindex: "0" }),
+        attributes.current.of(contentAttributes(latest.current.label)),
         keymap.of([
           { key: "Mod-z", run: () => handled(latest.current.onUndo), preventDefault: true },
           { key: "Mod-y", run: () => handled(latest.current.onRedo), preventDefault: true },
@@ -128,6 +133,10 @@ export default function JsonEditor(props: JsonEditorProps) {
       annotations: fromOutside.of(true),
     });
   }, [props.value]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: attributes.current.reconfigure(contentAttributes(props.label)) });
+  }, [props.label]);
 
   useEffect(() => {
     view.current?.dispatch({ effects: readOnly.current.reconfigure(EditorState.readOnly.of(props.readOnly)) });

@@ -111,28 +111,32 @@ export function VersionComparisonView({ older, newer, comparison }: Props) {
         {/* A scrolling region must be reachable from the keyboard (WCAG 2.1.1). */}
         {/* biome-ignore lint/a11y/noNoninteractiveTabindex: see above */}
         <pre className="max-h-96 overflow-auto text-[11px] leading-4" data-testid="json-diff" tabIndex={0}>
-          {diff.map((line, index) =>
-            line.kind === "folded" ? (
-              // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity beyond their place
-              <div key={index} className="bg-muted px-2 text-muted-foreground">
-                {t("editor.versions.folded", { count: line.count })}
-              </div>
-            ) : (
-              <div
+          {/* As wide as the longest line, so a changed line's colour spans it. */}
+          <div className="w-max min-w-full">
+            {diff.map((line, index) =>
+              line.kind === "folded" ? (
                 // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity beyond their place
-                key={index}
-                data-kind={line.kind}
-                className={cn(
-                  "whitespace-pre px-2",
-                  line.kind === "added" && "bg-emerald-100 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-100",
-                  line.kind === "removed" && "bg-red-100 text-red-950 dark:bg-red-950 dark:text-red-100",
-                )}
-              >
-                {line.kind === "added" ? "+ " : line.kind === "removed" ? "- " : "  "}
-                {line.text}
-              </div>
-            ),
-          )}
+                <div key={index} className="bg-muted px-2 text-muted-foreground">
+                  {t("editor.versions.folded", { count: line.count })}
+                </div>
+              ) : (
+                <div
+                  // biome-ignore lint/suspicious/noArrayIndexKey: lines have no identity beyond their place
+                  key={index}
+                  data-kind={line.kind}
+                  className={cn(
+                    "whitespace-pre px-2",
+                    line.kind === "added" &&
+                      "bg-emerald-100 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-100",
+                    line.kind === "removed" && "bg-red-100 text-red-950 dark:bg-red-950 dark:text-red-100",
+                  )}
+                >
+                  {line.kind === "added" ? "+ " : line.kind === "removed" ? "- " : "  "}
+                  {line.text}
+                </div>
+              ),
+            )}
+          </div>
         </pre>
       </details>
     </div>
