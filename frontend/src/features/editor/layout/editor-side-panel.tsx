@@ -5,6 +5,7 @@ import { NodeSettingsPanel } from "../inspector/node-settings-panel";
 import { JsonViewPanel } from "../json-view/json-view-panel";
 import { OutlinePanel } from "../outline/outline-panel";
 import { StateSchemaPanel } from "../state-schema/state-schema-panel";
+import { ProblemsTabBadge } from "../validation/problems-tab-badge";
 import { ValidationPanel } from "../validation/validation-panel";
 import { VersionsPanel } from "../versions/versions-panel";
 import { SIDE_PANELS, type SidePanel, useEditorUi } from "./editor-ui-store";
@@ -41,6 +42,7 @@ export function EditorSidePanel() {
             )}
           >
             {t(`editor.layout.panel.${name}`)}
+            {name === "problems" && <ProblemsTabBadge />}
           </Tabs.Trigger>
         ))}
       </Tabs.List>
