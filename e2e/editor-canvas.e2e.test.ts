@@ -404,6 +404,35 @@ describe("the editor canvas in a browser", () => {
     await context.close();
   });
 
+  it("arranges the workflow automatically as one undo step, and selects up- and downstream", async () => {
+    const workflow = await createByApi({ ...TRIAGE, name: "Layout" });
+    const { context, page, errors } = await openEditor(workflow);
+    const before = await shownText(page);
+    await clickPane(page);
+    await page.keyboard.press("Shift+L");
+    await expect.poll(() => shownText(page)).not.toBe(before);
+    const laidOut = JSON.parse(await shownText(page)) as Doc;
+    // Left to right: every connection between drawn nodes goes to a node further right.
+    const x = new Map(laidOut.nodes.map((n) => [n.id, n.position.x]));
+    for (const e of laidOut.edges)
+      if (x.has(e.source) && x.has(e.target)) expect(x.get(e.target)).toBeGreaterThan(x.get(e.source) as number);
+    await page.keyboard.press("Control+z");
+    expect(await shownText(page)).toBe(before);
+
+    await goTo(page, "route");
+    await page.keyboard.press("Shift+ArrowRight");
+    const selected = () =>
+      page
+        .locator(".react-flow__node.selected")
+        .evaluateAll((els) => els.map((el) => el.getAttribute("data-id")).sort());
+    await expect.poll(selected).toEqual(["approve", "draft", "end", "route"].filter((id) => x.has(id)).sort());
+    await goTo(page, "route");
+    await page.keyboard.press("Shift+ArrowLeft");
+    await expect.poll(selected).toEqual(["classify", "route", "start"].filter((id) => x.has(id)).sort());
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   for (const lang of ["en", "vi"] as const) {
     it(`builds and connects a 3-node workflow with the keyboard only (${lang})`, async () => {
       const workflow = await createByApi({ name: `Keys ${lang}`, state: [], nodes: [], edges: [] });
