@@ -323,6 +323,15 @@ describe("the editor canvas in a browser", () => {
     const there = await shown(second);
     expect(there.nodes.map((n) => n.data)).toEqual(original.nodes.map((n) => n.data));
     expect(there.edges).toHaveLength(inner.length);
+    // Cut takes the selection out as one step; paste puts it back.
+    const cutNode = there.nodes[1] as Node;
+    await goTo(second, cutNode.id);
+    await second.keyboard.press("Control+x");
+    await expect.poll(async () => (await shown(second)).nodes.length).toBe(original.nodes.length - 1);
+    await clickPane(second);
+    await second.keyboard.press("Control+v");
+    await expect.poll(async () => (await shown(second)).nodes.length).toBe(original.nodes.length);
+    expect((await shown(second)).nodes.at(-1)?.data).toEqual(cutNode.data);
     expect(there.state.map((f) => f.name).sort()).toEqual(
       original.state
         .map((f) => f.name)
