@@ -323,6 +323,15 @@ describe("the editor canvas in a browser", () => {
     const there = await shown(second);
     expect(there.nodes.map((n) => n.data)).toEqual(original.nodes.map((n) => n.data));
     expect(there.edges).toHaveLength(inner.length);
+    // Cut takes the selection out as one step; paste puts it back.
+    const cutNode = there.nodes[1] as Node;
+    await goTo(second, cutNode.id);
+    await second.keyboard.press("Control+x");
+    await expect.poll(async () => (await shown(second)).nodes.length).toBe(original.nodes.length - 1);
+    await clickPane(second);
+    await second.keyboard.press("Control+v");
+    await expect.poll(async () => (await shown(second)).nodes.length).toBe(original.nodes.length);
+    expect((await shown(second)).nodes.at(-1)?.data).toEqual(cutNode.data);
     expect(there.state.map((f) => f.name).sort()).toEqual(
       original.state
         .map((f) => f.name)
@@ -400,6 +409,35 @@ describe("the editor canvas in a browser", () => {
     expect(await page.getByTestId("history-list").getByRole("menuitem").count()).toBeGreaterThan(5);
     await screenshot(page, "canvas-history-list-en-light");
     await page.keyboard.press("Escape");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("arranges the workflow automatically as one undo step, and selects up- and downstream", async () => {
+    const workflow = await createByApi({ ...TRIAGE, name: "Layout" });
+    const { context, page, errors } = await openEditor(workflow);
+    const before = await shownText(page);
+    await clickPane(page);
+    await page.keyboard.press("Shift+L");
+    await expect.poll(() => shownText(page)).not.toBe(before);
+    const laidOut = JSON.parse(await shownText(page)) as Doc;
+    // Left to right: every connection between drawn nodes goes to a node further right.
+    const x = new Map(laidOut.nodes.map((n) => [n.id, n.position.x]));
+    for (const e of laidOut.edges)
+      if (x.has(e.source) && x.has(e.target)) expect(x.get(e.target)).toBeGreaterThan(x.get(e.source) as number);
+    await page.keyboard.press("Control+z");
+    expect(await shownText(page)).toBe(before);
+
+    await goTo(page, "route");
+    await page.keyboard.press("Shift+ArrowRight");
+    const selected = () =>
+      page
+        .locator(".react-flow__node.selected")
+        .evaluateAll((els) => els.map((el) => el.getAttribute("data-id")).sort());
+    await expect.poll(selected).toEqual(["approve", "draft", "end", "route"].filter((id) => x.has(id)).sort());
+    await goTo(page, "route");
+    await page.keyboard.press("Shift+ArrowLeft");
+    await expect.poll(selected).toEqual(["classify", "route", "start"].filter((id) => x.has(id)).sort());
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -16,7 +16,6 @@ import {
   useDocumentStore,
 } from "../document";
 import { type EditorUiStore, useEditorUiStore } from "../layout/editor-ui-store";
-import { computeLayout } from "./auto-layout";
 import type { FlowEdge, FlowNode } from "./canvas-elements";
 import { reachable } from "./canvas-graph";
 import { runLayout } from "./run-layout";
@@ -177,8 +176,8 @@ export function createCanvasActions(
           fixed: n.type === "workflow" && n.data.implicit,
         }));
       const input = { nodes, edges: document.edges.map((e) => ({ source: e.source, target: e.target })) };
-      // Small graphs are laid out at once; larger ones in the worker, off the main thread.
-      const positions = nodes.length <= 50 ? computeLayout(input) : await runLayout(input);
+      // Larger graphs are laid out in the worker, off the main thread.
+      const positions = await runLayout(input, nodes.length > 50);
       if (positions.length === 0) return;
       if (run({ type: "apply-layout", positions })) requestAnimationFrame(() => flow.fitView({ duration: 200 }));
     },

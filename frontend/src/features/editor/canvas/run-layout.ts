@@ -1,6 +1,7 @@
-// Asks the layout worker for positions; without workers (or if it fails to start) the layout runs
-// here, which is still correct, only on the main thread.
-import { computeLayout, type LayoutInput, type LayoutPosition } from "./auto-layout";
+// Lays a graph out: large graphs in the layout worker (off the main thread), small ones here. The
+// layout code (dagre) is loaded only when a layout is asked for, so it does not weigh on opening
+// the editor. Without workers (or if one fails to start) everything runs here, only slower.
+import type { LayoutInput, LayoutPosition } from "./auto-layout";
 
 let worker: Worker | null | undefined;
 let serial = 0;
@@ -15,15 +16,21 @@ function layoutWorker(): Worker | null {
   return worker;
 }
 
-export function runLayout(input: LayoutInput): Promise<LayoutPosition[]> {
-  const w = typeof Worker === "undefined" ? null : layoutWorker();
-  if (!w) return Promise.resolve(computeLayout(input));
+async function inline(input: LayoutInput): Promise<LayoutPosition[]> {
+  const { computeLayout } = await import("./auto-layout");
+  return computeLayout(input);
+}
+
+export function runLayout(input: LayoutInput, inWorker: boolean): Promise<LayoutPosition[]> {
+  const w = inWorker && typeof Worker !== "undefined" ? layoutWorker() : null;
+  if (!w) return inline(input);
   const id = ++serial;
   return new Promise((resolve) => {
     const onMessage = (event: MessageEvent<{ id: number; positions?: LayoutPosition[]; error?: string }>) => {
       if (event.data.id !== id) return;
       w.removeEventListener("message", onMessage);
-      resolve(event.data.positions ?? computeLayout(input));
+      if (event.data.positions) resolve(event.data.positions);
+      else resolve(inline(input));
     };
     w.addEventListener("message", onMessage);
     w.postMessage({ id, input });

@@ -1,7 +1,7 @@
 // The outline: the workflow as an accessible tree (role=tree) of nodes and, under each, its
 // outgoing connections. It is an editing surface of its own, fully keyboard operable: arrows move,
 // Enter shows the node on the canvas, F2 renames, Delete deletes, C connects to another node.
-import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -54,11 +54,16 @@ export function OutlinePanel() {
     if (!result.ok) toast.error(t(`editor.errors.${result.error.code}`, result.error.params ?? {}));
     return result.ok;
   };
+  // Focus moves after React has drawn the rows (a new edge, a closed form), not before.
+  const [pendingFocus, setPendingFocus] = useState<{ key: string } | null>(null);
+  useLayoutEffect(() => {
+    if (!pendingFocus) return;
+    treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(pendingFocus.key)}"]`)?.focus();
+    setPendingFocus(null);
+  }, [pendingFocus]);
   const focusItem = (key: string) => {
     setActiveKey(key);
-    requestAnimationFrame(() =>
-      treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)?.focus(),
-    );
+    setPendingFocus({ key });
   };
   const removeItem = (item: OutlineItem) => {
     if (readOnly || item.implicit) return;
