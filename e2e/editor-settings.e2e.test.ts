@@ -79,6 +79,7 @@ const TEXT = {
     unknown: "“questoin” is not a declared state field.",
     parallel: "ask and pick can run in the same step",
     stateTitle: "State fields",
+    branchName: "Branches: name #1",
   },
   vi: {
     hint: "Chọn một nút trên khung vẽ, hoặc chọn ở đây, để xem phần thiết lập của nút.",
@@ -91,6 +92,7 @@ const TEXT = {
     unknown: "“questoin” không phải trường state đã khai báo.",
     parallel: "ask và pick có thể chạy cùng một bước",
     stateTitle: "Các trường trạng thái",
+    branchName: "Các nhánh: tên #1",
   },
 } as const;
 
@@ -271,9 +273,13 @@ describe("node settings and state fields in a browser", () => {
       await set(page, "prompt", "Chọn nhánh cho {{state.question}}");
       await page.getByTestId("setting-label_descriptions-add").click();
       await set(page, "label_descriptions.key_1", "Câu hỏi về hoá đơn 🧾");
+      // The entry's name is renamed when its field is left.
+      await page.getByRole("textbox", { name: TEXT[lang].branchName }).fill("hoá_đơn");
+      await page.keyboard.press("Tab");
+      await page.getByTestId("setting-label_descriptions.hoá_đơn").waitFor();
       Object.assign(data("pick"), {
         prompt: "Chọn nhánh cho {{state.question}}",
-        label_descriptions: { key_1: "Câu hỏi về hoá đơn 🧾" },
+        label_descriptions: { hoá_đơn: "Câu hỏi về hoá đơn 🧾" },
       });
 
       // For each, Join, Human, Send email, Subgraph.

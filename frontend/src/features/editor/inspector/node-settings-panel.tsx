@@ -13,18 +13,17 @@ import type { ReferenceScope } from "../code-editor/code-editor";
 import {
   type DocumentError,
   forEachBodies,
-  nodeReferences,
   type SettingPath,
   selectDocument,
   selectNodes,
   selectState,
   useDocument,
   useDocumentStore,
-  type WorkflowDocument,
   type WorkflowNode,
 } from "../document";
 import { useEditorUi } from "../layout/editor-ui-store";
 import { type NodeTypeInfo, nodeTypesQuery } from "./node-type-queries";
+import { documentContextKeys } from "./reference-scope";
 import { settingsForm } from "./schema-form";
 import { SettingField, SettingsFormProvider } from "./settings-form";
 
@@ -84,30 +83,6 @@ function NodePicker() {
       )}
     </div>
   );
-}
-
-/** The context keys a node's templates use, kept per data object: a move leaves `data` as it
- * was (immer shares it), so dragging nodes does not rescan their settings. */
-const contextKeyCache = new WeakMap<object, string[]>();
-
-function nodeContextKeys(node: WorkflowNode): string[] {
-  let keys = contextKeyCache.get(node.data);
-  if (!keys) {
-    keys = [];
-    for (const found of nodeReferences(node)) {
-      const key = found.reference?.root === "context" ? found.reference.path[0] : undefined;
-      if (key !== undefined) keys.push(key);
-    }
-    contextKeyCache.set(node.data, keys);
-  }
-  return keys;
-}
-
-/** Every context key the document's templates use, sorted, for {{context.…}} completion. */
-export function documentContextKeys(document: WorkflowDocument): string[] {
-  const keys = new Set<string>();
-  for (const node of document.nodes) for (const key of nodeContextKeys(node)) keys.add(key);
-  return [...keys].sort();
 }
 
 function NodeSettings({ nodeId }: { nodeId: string }) {

@@ -505,7 +505,6 @@ function RecordField({ name, spec, path, value }: FieldProps & { spec: Extract<F
   const record = (value && typeof value === "object" && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
   const keys = Object.keys(record);
   const rename = (from: string, to: string) => {
-    if (to === from || to in record) return;
     const next: Record<string, unknown> = {};
     for (const key of keys) next[key === from ? to : key] = record[key];
     form.change(path, next);
@@ -516,12 +515,17 @@ function RecordField({ name, spec, path, value }: FieldProps & { spec: Extract<F
         // biome-ignore lint/suspicious/noArrayIndexKey: keyed by place so renaming a key keeps focus in its input
         <div key={index} className="grid gap-2 rounded-md bg-muted/40 p-2">
           <div className="flex items-center gap-2">
-            <Input
-              aria-label={t("editor.inspector.recordKey", { name: label, number: index + 1 })}
-              value={key}
-              onChange={(e) => rename(key, e.target.value)}
-              onBlur={form.closeGroup}
-              aria-invalid={spec.keyPattern && !new RegExp(spec.keyPattern, "u").test(key) ? true : undefined}
+            <RecordKey
+              label={t("editor.inspector.recordKey", { name: label, number: index + 1 })}
+              name={key}
+              pattern={spec.keyPattern}
+              onRename={(to) => {
+                if (to === key) return true;
+                if (to in record) return false;
+                rename(key, to);
+                form.closeGroup();
+                return true;
+              }}
             />
             <Button
               type="button"
@@ -556,5 +560,59 @@ function RecordField({ name, spec, path, value }: FieldProps & { spec: Extract<F
         {t("editor.inspector.addEntry", { name: label })}
       </Button>
     </Group>
+  );
+}
+
+/** A record entry's name, renamed when the field is left (or on Enter), so that a name typed
+ * letter by letter never collides with another entry on the way. */
+function RecordKey({
+  label,
+  name,
+  pattern,
+  onRename,
+}: {
+  label: string;
+  name: string;
+  pattern: string | undefined;
+  onRename: (to: string) => boolean;
+}) {
+  const { t } = useTranslation();
+  const id = useId();
+  const [text, setText] = useState(name);
+  const [taken, setTaken] = useState(false);
+  useEffect(() => setText(name), [name]);
+  const invalid = pattern !== undefined && !new RegExp(pattern, "u").test(text);
+  const commit = () => {
+    if (invalid || text === "") return;
+    setTaken(!onRename(text));
+  };
+  const shape = pattern === "^[A-Za-z_][A-Za-z0-9_]{0,63}$" ? "identifier" : "pattern";
+  const error = taken ? t("editor.inspector.errors.keyTaken") : invalid ? t(`editor.inspector.errors.${shape}`) : null;
+  return (
+    <div className="grid min-w-0 flex-1 gap-1">
+      <Input
+        aria-label={label}
+        value={text}
+        className="font-mono"
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={(e) => {
+          setText(e.target.value);
+          setTaken(false);
+        }}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") {
+            e.preventDefault();
+            commit();
+          }
+        }}
+      />
+      {error && (
+        <p id={`${id}-error`} className="text-xs text-destructive" data-testid="setting-error" role="status">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }

@@ -206,6 +206,19 @@ function FieldEditor({ field }: { field: StateField }) {
   const [error, setError] = useState<string | null>(null);
   const [defaultText, setDefaultText] = useState(field.default === undefined ? "" : JSON.stringify(field.default));
   const [defaultError, setDefaultError] = useState<string | null>(null);
+  // An undo (or another panel) changes the default: show it, unless the text typed already says it.
+  const shownDefault = field.default === undefined ? "" : JSON.stringify(field.default);
+  useEffect(() => {
+    setDefaultText((typed) => {
+      try {
+        if (typed.trim() === "" ? shownDefault === "" : JSON.stringify(JSON.parse(typed)) === shownDefault)
+          return typed;
+      } catch {
+        // not JSON: the outside value wins
+      }
+      return shownDefault;
+    });
+  }, [shownDefault]);
   const close = () => store.getState().closeGroup();
   const update = (changes: Partial<Omit<StateField, "name">>, remove?: ("reducer" | "default" | "description")[]) =>
     setError(run({ type: "update-state-field", name: field.name, changes, ...(remove ? { remove } : {}) }));
