@@ -496,6 +496,11 @@ describe("saving in the editor", () => {
       expect(await title(second)).toBe("Tên từ thẻ hai");
       await screenshot(second, `editor-save-review-${lang}`);
       await second.getByRole("button", { name: TEXT[lang].backToMine }).click();
+      // Closed without a choice, the dialog comes back with the next save.
+      await second.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden" });
+      await second.keyboard.press("Control+s");
+      await dialog.waitFor();
 
       await dialog.getByRole("button", { name: TEXT[lang].merge }).click();
       await second.getByRole("dialog", { name: TEXT[lang].mergedTitle }).waitFor();
