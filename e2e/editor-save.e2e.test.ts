@@ -377,6 +377,7 @@ describe("saving in the editor", () => {
     const failure = again.getByTestId("save-failure");
     await failure.waitFor();
     expect(await failure.textContent()).toContain(TEXT.vi.tooLarge);
+    expect(await failure.textContent()).toContain("Hãy sửa theo thông báo rồi lưu lại.");
     expect(await status(again)).toBe(TEXT.vi.notSaved);
     expect(await title(again)).toBe("Tài liệu 5 MB đã sửa");
     await screenshot(again, "editor-save-too-large-vi");
@@ -572,6 +573,7 @@ describe("saving in the editor", () => {
     const failure = page.getByTestId("save-failure");
     await failure.waitFor();
     expect(await failure.textContent()).toContain(TEXT.vi.network);
+    expect(await failure.textContent()).toContain("Hãy thử lại khi máy chủ phản hồi.");
     expect(await status(page)).toBe(TEXT.vi.notSaved);
     expect(await title(page)).toBe("Sửa lúc máy chủ tắt 🔌");
     expect(await seriousViolations(page)).toEqual([]);
