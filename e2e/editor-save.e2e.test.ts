@@ -377,6 +377,7 @@ describe("saving in the editor", () => {
     const failure = again.getByTestId("save-failure");
     await failure.waitFor();
     expect(await failure.textContent()).toContain(TEXT.vi.tooLarge);
+    expect(await failure.textContent()).toContain("Hãy sửa theo thông báo rồi lưu lại.");
     expect(await status(again)).toBe(TEXT.vi.notSaved);
     expect(await title(again)).toBe("Tài liệu 5 MB đã sửa");
     await screenshot(again, "editor-save-too-large-vi");
@@ -496,6 +497,11 @@ describe("saving in the editor", () => {
       expect(await title(second)).toBe("Tên từ thẻ hai");
       await screenshot(second, `editor-save-review-${lang}`);
       await second.getByRole("button", { name: TEXT[lang].backToMine }).click();
+      // Closed without a choice, the dialog comes back with the next save.
+      await second.keyboard.press("Escape");
+      await dialog.waitFor({ state: "hidden" });
+      await second.keyboard.press("Control+s");
+      await dialog.waitFor();
 
       await dialog.getByRole("button", { name: TEXT[lang].merge }).click();
       await second.getByRole("dialog", { name: TEXT[lang].mergedTitle }).waitFor();
@@ -567,6 +573,7 @@ describe("saving in the editor", () => {
     const failure = page.getByTestId("save-failure");
     await failure.waitFor();
     expect(await failure.textContent()).toContain(TEXT.vi.network);
+    expect(await failure.textContent()).toContain("Hãy thử lại khi máy chủ phản hồi.");
     expect(await status(page)).toBe(TEXT.vi.notSaved);
     expect(await title(page)).toBe("Sửa lúc máy chủ tắt 🔌");
     expect(await seriousViolations(page)).toEqual([]);

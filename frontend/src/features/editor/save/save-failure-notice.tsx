@@ -3,7 +3,14 @@ import { useTranslation } from "react-i18next";
 import { useStore } from "zustand";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { ApiError } from "@/lib/api";
 import { failureText } from "./failure-text";
+
+/** Whether trying the same save again can work: the server was away or failed, not a refusal. */
+function retryable(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 0 || error.status >= 500);
+}
+
 import { isConflict, type SaveSession } from "./save-session";
 
 /** A save that failed (server away, refused): says why, that the edits are kept, and offers a retry. */
@@ -24,7 +31,7 @@ export function SaveFailureNotice({ session }: { session: SaveSession }) {
       <AlertTitle>{t("editor.save.failed.title")}</AlertTitle>
       <AlertDescription>
         <p>{failureText(t, error)}</p>
-        <p>{t("editor.save.failed.kept")}</p>
+        <p>{t(retryable(error) ? "editor.save.failed.kept" : "editor.save.failed.keptRefused")}</p>
         <div className="mt-2 flex gap-2">
           <Button size="sm" variant="outline" disabled={saving} onClick={() => void session.getState().save()}>
             {t("common.retry")}

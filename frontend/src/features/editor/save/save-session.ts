@@ -151,7 +151,16 @@ export function createSaveSession(options: {
       offer: null,
       journalFailed: false,
 
-      save: () => queue.request(),
+      save() {
+        // A conflict still waiting for a choice: saving again shows the choices again.
+        const conflict = get().conflict;
+        if (conflict && !conflict.merged) {
+          set({ conflictOpen: true });
+          ui.getState().setPreview(null);
+          return Promise.resolve();
+        }
+        return queue.request();
+      },
 
       openConflict: (conflictOpen) => set({ conflictOpen }),
 
