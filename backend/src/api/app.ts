@@ -46,6 +46,10 @@ export async function buildApp(container: Container) {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  // No answer shows data a power loss could still take back (see repositories/wal-durability.ts).
+  app.addHook("onSend", async () => {
+    await container.database.settled();
+  });
 
   registerErrorHandlers(app, { uiDir: config.uiDir });
 

@@ -93,7 +93,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     engine: config.engine,
     credentialTypes: (ownerId) => credentials.typeFor(ownerId),
   });
-  const runRepository = new RunRepository(database.db);
+  const runRepository = new RunRepository(database.db, () => database.settled());
   const bus = new RunBus();
   const background = new BackgroundMonitor(logger);
   // Names this process in the leases and claims it takes.

@@ -10,14 +10,29 @@ import type { Config } from "../core/config.js";
 import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
+import { WalDurability } from "./wal-durability.js";
 
 export type DatabaseKind = "sqlite" | "postgres";
 
 export interface DatabaseHandle {
   db: Kysely<Schema>;
   kind: DatabaseKind;
+  /**
+   * Resolves once everything this process has read or written so far is on disk: an answer built
+   * from what was read waits for it (PostgreSQL acknowledges only durable commits, so at once).
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
+
+// The embedded database's settings (see docs/en/runs.md, "Durability"):
+// - WAL: readers never block the writer, and a commit appends to one file;
+// - synchronous=NORMAL with our own WAL sync before any write is acknowledged (WalDurability):
+//   what synchronous=FULL guarantees, without blocking the event loop on the disk;
+// - busy_timeout: another process (the CLI on the same data dir) holding the write lock is waited
+//   for up to 5 s instead of failing at once.
+const SQLITE_PRAGMAS =
+  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;";
 
 export const SQLITE_FILE = "superstep.db";
 
@@ -31,13 +46,15 @@ export function openDatabase(
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    return { db, kind: "postgres", settled: async () => {}, close: () => db.destroy() };
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const sqlite = new DatabaseSync(join(config.dataDir, SQLITE_FILE));
-  sqlite.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
-  const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite) });
-  return { db, kind: "sqlite", close: () => db.destroy() };
+  const file = join(config.dataDir, SQLITE_FILE);
+  const sqlite = new DatabaseSync(file);
+  sqlite.exec(SQLITE_PRAGMAS);
+  const durability = new WalDurability(file);
+  const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite, durability) });
+  return { db, kind: "sqlite", settled: () => durability.durable(), close: () => db.destroy() };
 }
 
 export async function pingDatabase(db: Kysely<Schema>): Promise<void> {

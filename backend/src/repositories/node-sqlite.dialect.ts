@@ -1,5 +1,10 @@
-// Kysely over Node's built-in SQLite (node:sqlite): no native addon to build. One connection,
-// handed to one query or transaction at a time, like Kysely's own SQLite driver plus a mutex.
+// Kysely over Node's built-in SQLite (node:sqlite): no native addon to build. One database
+// connection, handed to one query or transaction at a time (a mutex), with compiled statements
+// kept for reuse.
+//
+// With a WalDurability (the studio's database), a write is acknowledged only once the WAL sync
+// that covers it has completed (group commit, see wal-durability.ts), and the connection is handed
+// to the next caller while that sync runs: the disk never holds the connection or the event loop.
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import {
   CompiledQuery,
@@ -8,11 +13,15 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
-  SelectQueryNode,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from "kysely";
+import type { WalDurability } from "./wal-durability.js";
+
+// Distinct SQL texts are few (Kysely builds the same text for the same query shape); the bound
+// only guards against a caller that builds texts with values inlined.
+const STATEMENT_CACHE_LIMIT = 500;
 
 function toSqlite(value: unknown): SQLInputValue {
   if (typeof value === "boolean") return value ? 1 : 0;
@@ -20,31 +29,104 @@ function toSqlite(value: unknown): SQLInputValue {
   return value as SQLInputValue;
 }
 
-function returnsRows(statement: StatementSync, query: CompiledQuery): boolean {
-  // columns() exists from Node 22.16; before that, fall back to the query's kind.
-  if (typeof statement.columns === "function") return statement.columns().length > 0;
-  return SelectQueryNode.is(query.query) || /\breturning\b/i.test(query.sql);
+/** A prepared statement, whether it returns rows, and whether it may change the database. */
+interface Prepared {
+  statement: StatementSync;
+  returnsRows: boolean;
+  reads: boolean;
 }
 
-class NodeSqliteConnection implements DatabaseConnection {
-  readonly #db: DatabaseSync;
+/** The one connection and what its holders share. */
+class SharedConnection {
+  readonly db: DatabaseSync;
+  readonly durability: WalDurability | undefined;
+  readonly #statements = new Map<string, Prepared>();
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
+  constructor(db: DatabaseSync, durability: WalDurability | undefined) {
+    this.db = db;
+    this.durability = durability;
+  }
+
+  prepare(sql: string): Prepared {
+    const cached = this.#statements.get(sql);
+    if (cached) return cached;
+    const statement = this.db.prepare(sql);
+    const prepared = {
+      statement,
+      // columns() exists from Node 22.16; before that, fall back to the query's text.
+      returnsRows:
+        typeof statement.columns === "function"
+          ? statement.columns().length > 0
+          : /^\s*select\b|\breturning\b/i.test(sql),
+      // Only a plain SELECT is known not to write; anything else is treated as a write.
+      reads: /^\s*select\b/i.test(sql),
+    };
+    if (this.#statements.size >= STATEMENT_CACHE_LIMIT) this.#statements.clear();
+    this.#statements.set(sql, prepared);
+    return prepared;
+  }
+
+  /** Forgets prepared statements (after a schema change, or before closing). */
+  forget(): void {
+    this.#statements.clear();
+  }
+}
+
+/** One holder's hold on the shared connection, from acquire to release. */
+class NodeSqliteConnection implements DatabaseConnection {
+  readonly #shared: SharedConnection;
+  readonly #release: () => void;
+  #released = false;
+  inTransaction = false;
+  /** The durability mark of this hold's last commit (0: nothing committed). */
+  committed = 0;
+
+  constructor(shared: SharedConnection, release: () => void) {
+    this.#shared = shared;
+    this.#release = release;
+  }
+
+  /**
+   * Hands the connection on, then waits until what this hold committed is on disk: the sync
+   * needs no connection, so the next holder runs meanwhile (and shares the sync).
+   */
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    this.#release();
+    const durability = this.#shared.durability;
+    if (durability && this.committed > 0) await durability.durable(this.committed);
+  }
+
+  /** Runs one statement; notes a commit when it wrote outside a transaction. */
+  run<R>(query: CompiledQuery): QueryResult<R> {
+    if (this.#released) throw new Error("This database connection was already released.");
+    const prepared = this.#shared.prepare(query.sql);
+    const parameters = query.parameters.map(toSqlite);
+    let result: QueryResult<R>;
+    if (prepared.returnsRows) {
+      result = { rows: prepared.statement.all(...parameters) as R[] };
+    } else {
+      const { changes, lastInsertRowid } = prepared.statement.run(...parameters);
+      result = { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    }
+    const durability = this.#shared.durability;
+    if (durability) {
+      const mark = durability.touch();
+      if (!prepared.reads && !this.inTransaction) this.committed = mark;
+    }
+    return result;
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.#db.prepare(query.sql);
-    const parameters = query.parameters.map(toSqlite);
-    if (returnsRows(statement, query)) {
-      return { rows: statement.all(...parameters) as R[] };
-    }
-    const { changes, lastInsertRowid } = statement.run(...parameters);
-    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    return this.run<R>(query);
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    const statement = this.#db.prepare(query.sql);
+    if (this.#released) throw new Error("This database connection was already released.");
+    this.#shared.durability?.touch();
+    // Not from the statement cache: iterating keeps the statement busy until the caller is done.
+    const statement = this.#shared.db.prepare(query.sql);
     for (const row of statement.iterate(...query.parameters.map(toSqlite))) {
       yield { rows: [row as R] };
     }
@@ -52,14 +134,11 @@ class NodeSqliteConnection implements DatabaseConnection {
 }
 
 class NodeSqliteDriver implements Driver {
-  readonly #db: DatabaseSync;
-  readonly #connection: NodeSqliteConnection;
+  readonly #shared: SharedConnection;
   #queue: Promise<void> = Promise.resolve();
-  #release: (() => void) | null = null;
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
-    this.#connection = new NodeSqliteConnection(db);
+  constructor(db: DatabaseSync, durability: WalDurability | undefined) {
+    this.#shared = new SharedConnection(db, durability);
   }
 
   async init(): Promise<void> {}
@@ -71,47 +150,67 @@ class NodeSqliteDriver implements Driver {
       release = resolve;
     });
     await previous;
-    this.#release = release;
-    return this.#connection;
+    return new NodeSqliteConnection(this.#shared, release);
   }
 
-  async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = null;
-    release?.();
+  /** Kysely awaits this before the query or transaction resolves: a write is acknowledged on disk. */
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await (connection as NodeSqliteConnection).release();
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const held = connection as NodeSqliteConnection;
+    held.inTransaction = true;
     // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read.
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    held.run(CompiledQuery.raw("begin immediate"));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("commit"));
+    const held = connection as NodeSqliteConnection;
+    // Run as a write outside the transaction: the release waits until it is on disk.
+    held.inTransaction = false;
+    held.run(CompiledQuery.raw("commit"));
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("rollback"));
+    const held = connection as NodeSqliteConnection;
+    held.inTransaction = true;
+    // A failed COMMIT may have ended the transaction already (SQLite rolls back on some errors).
+    if (this.#shared.db.isTransaction ?? true) held.run(CompiledQuery.raw("rollback"));
+    held.inTransaction = false;
   }
 
   async destroy(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    // Every holder's turn ends before the connection closes.
+    await this.#queue;
+    this.#shared.forget();
+    await this.#shared.durability?.close();
+    if (this.#shared.db.isOpen) this.#shared.db.close();
+  }
+}
+
+/** SQLite's adapter, but the mutex is this driver's own (so a sync in flight does not hold it). */
+class NodeSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
   }
 }
 
 export class NodeSqliteDialect implements Dialect {
   readonly #db: DatabaseSync;
+  readonly #durability: WalDurability | undefined;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, durability?: WalDurability) {
     this.#db = db;
+    this.#durability = durability;
   }
 
   createAdapter() {
-    return new SqliteAdapter();
+    return new NodeSqliteAdapter();
   }
 
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#db);
+    return new NodeSqliteDriver(this.#db, this.#durability);
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: Kysely's introspector is typed for any schema.

@@ -57,9 +57,17 @@ const TERMINAL = ["ok", "error", "cancelled", "timeout", "expired"];
 
 export class RunRepository {
   readonly #db: Kysely<Database>;
+  readonly #settled: () => Promise<void>;
 
-  constructor(db: Kysely<Database>) {
+  /** `settled` resolves once everything read or written so far is on disk (DatabaseHandle.settled). */
+  constructor(db: Kysely<Database>, settled: () => Promise<void> = async () => {}) {
     this.#db = db;
+    this.#settled = settled;
+  }
+
+  /** Resolves once everything read so far is on disk, so it may be shown. */
+  settled(): Promise<void> {
+    return this.#settled();
   }
 
   /** Inserts a queued run; with an idempotency key already used, returns the earlier run instead. */

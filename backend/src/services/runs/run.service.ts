@@ -281,6 +281,8 @@ export class RunService {
     const unsubscribe = this.#bus.subscribe(id, (event) => (caughtUp ? deliver(event) : buffered.push(event)));
     for (;;) {
       const page = await this.events(actor, id, last, 500);
+      // Events read back are sent only once they are on disk (published ones already are).
+      await this.#runs.settled();
       for (const event of page) deliver(event);
       if (page.length < 500) break;
     }
