@@ -11,6 +11,7 @@ import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
 import { WalDurability } from "./wal-durability.js";
+import { WriteBatcher } from "./write-batcher.js";
 
 export type DatabaseKind = "sqlite" | "postgres";
 
@@ -22,6 +23,8 @@ export interface DatabaseHandle {
    * from what was read waits for it (PostgreSQL acknowledges only durable commits, so at once).
    */
   settled(): Promise<void>;
+  /** The writes of runs (events, checkpoints, endings): shared transactions on SQLite. */
+  writes: WriteBatcher;
   close(): Promise<void>;
 }
 
@@ -46,7 +49,13 @@ export function openDatabase(
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", settled: async () => {}, close: () => db.destroy() };
+    return {
+      db,
+      kind: "postgres",
+      settled: async () => {},
+      writes: new WriteBatcher(db, { batching: false }),
+      close: () => db.destroy(),
+    };
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, SQLITE_FILE);
@@ -54,7 +63,13 @@ export function openDatabase(
   sqlite.exec(SQLITE_PRAGMAS);
   const durability = new WalDurability(file);
   const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite, durability) });
-  return { db, kind: "sqlite", settled: () => durability.durable(), close: () => db.destroy() };
+  return {
+    db,
+    kind: "sqlite",
+    settled: () => durability.durable(),
+    writes: new WriteBatcher(db, { batching: true }),
+    close: () => db.destroy(),
+  };
 }
 
 export async function pingDatabase(db: Kysely<Schema>): Promise<void> {

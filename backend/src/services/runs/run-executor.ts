@@ -16,7 +16,9 @@ import type { Database, RunRow } from "../../models/database.model.js";
 import { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
 import type { RunEnding, RunEventInput, RunRepository } from "../../repositories/run.repository.js";
+import type { WriteBatcher } from "../../repositories/write-batcher.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
+import { EventRecorder } from "./event-recorder.js";
 import type { RunBus } from "./run-bus.js";
 
 // Writing an ending the database refused is tried again after these waits (the last one repeats).
@@ -25,6 +27,8 @@ const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
 
 export interface ExecutorDeps {
   db: Kysely<Database>;
+  /** Where a run's checkpoints are written (shared transactions on SQLite). */
+  writes: WriteBatcher;
   runs: RunRepository;
   nodeResults: NodeResultRepository;
   engine: EngineConfig;
@@ -36,7 +40,7 @@ export interface ExecutorDeps {
   resolverFor(ownerId: string): NonNullable<RunOptions["resolveWorkflow"]>;
   /** Opens the owner's stored credentials for the run (only theirs). */
   credentialsFor(ownerId: string): NonNullable<RunOptions["credentials"]>;
-  /** Called when a run reaches a final status (callbacks). */
+  /** Called when a run with a callback URL reaches a final status. */
   onEnded(runId: string): void;
 }
 
@@ -155,8 +159,24 @@ export class RunExecutor {
     const events: StudioEvent[] = [];
     // The event that announces the ending is recorded with the ending itself (see #finish).
     let ending: StudioEvent | null = null;
+    // Events are written in order while the engine goes on, and published once on disk; a write
+    // the lease refuses or the database fails stops the run.
+    const recorder = new EventRecorder({
+      append: (written) => runs.appendEvents(runId, run.lease_gen, written.map(eventRow)),
+      written: (written) => {
+        for (const event of written) bus.publish(event);
+      },
+      stopped: (why) => {
+        if ("error" in why) turn.databaseError ??= why.error;
+        else turn.leaseLost = true;
+        controller.abort();
+      },
+    });
     try {
-      const checkpointer = new DatabaseCheckpointSaver(db, { fence: { runId, leaseGen: run.lease_gen } });
+      const checkpointer = new DatabaseCheckpointSaver(db, {
+        fence: { runId, leaseGen: run.lease_gen },
+        writes: this.#deps.writes,
+      });
       const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
         turn.databaseError = error;
         throw error;
@@ -175,31 +195,21 @@ export class RunExecutor {
         resolveWorkflow: this.#deps.resolverFor(run.owner_id),
         credentials: this.#deps.credentialsFor(run.owner_id),
         workflowId: run.workflow_id ?? undefined,
-        onEvent: async (event) => {
+        onEvent: (event) => {
           events.push(event);
           if (turn.leaseLost) return;
           if (ENDING_EVENTS.has(event.type)) {
             ending = event;
             return;
           }
-          let kept: boolean;
-          try {
-            kept = await runs.appendEvents(runId, run.lease_gen, [eventRow(event)]);
-          } catch (error) {
-            turn.databaseError = error;
-            throw error;
-          }
-          if (!kept) {
-            turn.leaseLost = true;
-            controller.abort();
-            return;
-          }
-          bus.publish(event);
+          recorder.add(event);
         },
       });
       let next = await generator.next();
       while (!next.done) next = await generator.next();
       const outcome = next.value;
+      await recorder.drain();
+      if (turn.databaseError) throw turn.databaseError;
       if (turn.leaseLost) return null;
       return {
         ending: {
@@ -215,6 +225,8 @@ export class RunExecutor {
         event: ending,
       };
     } catch (error) {
+      // Whatever was emitted before the failure is written before the ending.
+      await recorder.drain();
       const reported = toEventError(error);
       if (turn.leaseLost || reported.code === "LEASE_LOST") {
         logger.warn({ runId }, "run taken over by another worker; this one stopped");
@@ -244,7 +256,7 @@ export class RunExecutor {
    * then published, so a client that sees it finds the run's row already saying so.
    */
   async #finish(run: RunRow, ending: RunEnding, event: StudioEvent | null): Promise<void> {
-    const { runs, nodeResults, logger, monitor, bus } = this.#deps;
+    const { runs, logger, monitor, bus } = this.#deps;
     const runId = run.id;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -269,11 +281,8 @@ export class RunExecutor {
       }
     }
     if (event) bus.publish(event);
-    if (!ending.finished) return;
-    await nodeResults
-      .deleteRun(runId)
-      .catch((error: unknown) => monitor.failed("run", "result ledger of an ended run not cleared", error, { runId }));
-    this.#deps.onEnded(runId);
+    // The ending cleared the run's result ledger and queued its callback, if it has a URL.
+    if (ending.finished && run.callback_url) this.#deps.onEnded(runId);
   }
 
   /**
