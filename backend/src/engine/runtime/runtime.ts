@@ -30,10 +30,13 @@ import {
 import { asNodeEvent, type RunContext } from "./run-context.js";
 import { memoized, openRunCredentials } from "./run-credentials.js";
 import { checkRunInput } from "./run-input.js";
+import { rememberedValidation, rememberValidation, StoredDocument } from "./stored-document.js";
 import { testPauseFor } from "./test-pause.js";
 
 export interface RunOptions {
   engine: EngineConfig;
+  /** How long this call may run (STUDIO_RUN_TIMEOUT by default; less for a turn taken over). */
+  timeoutMs?: number;
   runId?: string;
   /** "step" runs one superstep and pauses ("One step" in the editor). */
   mode?: "full" | "step";
@@ -89,8 +92,41 @@ export function validationEnvironment(
   };
 }
 
-/** Validates a document for running; AppError WORKFLOW_INVALID lists every problem. */
+/**
+ * Validates a document for running; AppError WORKFLOW_INVALID lists every problem. A
+ * StoredDocument's validation is remembered by its text when nothing but the text and the engine
+ * settings decided it (see stored-document.ts).
+ */
 export async function prepareWorkflow(
+  document: unknown,
+  options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId"> & { credentialType?: CredentialTypeLookup },
+): Promise<ValidatedWorkflow> {
+  if (!(document instanceof StoredDocument)) return validateForRun(document, options);
+  const known = rememberedValidation(options.engine, document);
+  if (known) return known;
+  // Whether the validation looked outside the document (another workflow, a credential).
+  let consulted = false;
+  const { resolveWorkflow, credentialType } = options;
+  const workflow = await validateForRun(document.parsed(), {
+    ...options,
+    resolveWorkflow: resolveWorkflow
+      ? (id, version) => {
+          consulted = true;
+          return resolveWorkflow(id, version);
+        }
+      : undefined,
+    credentialType: credentialType
+      ? (id) => {
+          consulted = true;
+          return credentialType(id);
+        }
+      : undefined,
+  });
+  if (!consulted) rememberValidation(options.engine, document, workflow);
+  return workflow;
+}
+
+async function validateForRun(
   document: unknown,
   options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId"> & { credentialType?: CredentialTypeLookup },
 ): Promise<ValidatedWorkflow> {
@@ -162,7 +198,8 @@ function classify(
 
 /**
  * Runs (or continues) a workflow and yields its events; the generator's return value is the
- * outcome. Throws AppError WORKFLOW_INVALID or RUN_INPUT_INVALID before any event.
+ * outcome. Throws AppError WORKFLOW_INVALID or RUN_INPUT_INVALID before any event. `document`
+ * may be a StoredDocument (the text a run was saved with), whose validation is remembered.
  */
 export async function* runStream(
   document: unknown,
@@ -184,7 +221,7 @@ export async function* runStream(
     ? null
     : { ...initialHiddenState(workflow), ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
 
-  const timeout = AbortSignal.timeout(options.engine.runTimeoutMs);
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? options.engine.runTimeoutMs);
   const stateLimit = new AbortController();
   const signal = AbortSignal.any([timeout, stateLimit.signal, ...(options.signal ? [options.signal] : [])]);
   const testPause = testPauseFor(options.engine, runId, signal);

@@ -12,6 +12,7 @@ import { toEventError } from "../../engine/compiler/node-function.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import type { RunOptions, RunOutcome } from "../../engine/runtime/runtime.js";
 import { runStream } from "../../engine/runtime/runtime.js";
+import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { Database, RunRow } from "../../models/database.model.js";
 import { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
@@ -181,8 +182,9 @@ export class RunExecutor {
         turn.databaseError = error;
         throw error;
       });
-      const generator = runStream(JSON.parse(run.document), resume ? null : JSON.parse(run.input), {
-        engine: { ...engine, runTimeoutMs: budgetMs },
+      const generator = runStream(new StoredDocument(run.document), resume ? null : JSON.parse(run.input), {
+        engine,
+        timeoutMs: budgetMs,
         runId,
         mode: run.mode === "step" ? "step" : "full",
         resume,

@@ -10,6 +10,7 @@ import { checkHumanInput, type HumanRequest } from "../../engine/nodes/human.nod
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import { checkRunInput } from "../../engine/runtime/run-input.js";
 import { prepareWorkflow } from "../../engine/runtime/runtime.js";
+import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { RunRow } from "../../models/database.model.js";
 import type { RunFilter, RunRepository } from "../../repositories/run.repository.js";
 import type { WorkflowRepository } from "../../repositories/workflow.repository.js";
@@ -150,10 +151,10 @@ export class RunService {
     const workflow = await this.#workflows.findById(workflowId);
     if (!workflow || workflow.owner_id !== actor.userId) throw new AppError("WORKFLOW_NOT_FOUND");
     const version = request.version ?? workflow.version;
-    const saved = await this.#workflows.findVersion(workflowId, version);
+    // The workflow row mirrors its newest version (document and hash): no second read for it.
+    const saved = version === workflow.version ? workflow : await this.#workflows.findVersion(workflowId, version);
     if (!saved) throw new AppError("VERSION_NOT_FOUND");
-    const document = JSON.parse(saved.document) as unknown;
-    const validated = await prepareWorkflow(document, {
+    const validated = await prepareWorkflow(new StoredDocument(saved.document), {
       engine: this.#engine,
       resolveWorkflow: this.#workflowService.resolverFor(actor),
       credentialType: this.#workflowService.credentialTypesFor(actor),
@@ -169,7 +170,7 @@ export class RunService {
       ownerId: actor.userId,
       workflowId,
       workflowVersion: version,
-      contentHash: contentHash(document),
+      contentHash: saved.content_hash,
       document: saved.document,
       trigger: meta.trigger,
       mode: request.mode ?? "full",
