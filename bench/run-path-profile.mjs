@@ -109,6 +109,7 @@ const h = monitorEventLoopDelay({ resolution: 5 });
 h.enable();
 const counts = {};
 const slow = {};
+const times = {};
 if (process.env.COUNT_SQL === "1") {
   const prepare = sqlite.DatabaseSync.prototype.prepare;
   const wrapped = new WeakSet();
@@ -123,6 +124,7 @@ if (process.env.COUNT_SQL === "1") {
         const t0 = performance.now();
         try { return original.apply(this, a); } finally {
           const took = performance.now() - t0;
+          times[kind] = (times[kind] ?? 0) + took;
           if (took > 20) { slow[kind] = slow[kind] ?? { n: 0, max: 0, total: 0 }; slow[kind].n++; slow[kind].total += took; slow[kind].max = Math.max(slow[kind].max, took); }
         }
       };
@@ -141,10 +143,12 @@ process.on("SIGUSR2", () => {
     loop: { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, mean: h.mean / 1e6 },
     sql: counts,
     slow,
+    times,
   }));
   h.reset();
   for (const k of Object.keys(counts)) delete counts[k];
   for (const k of Object.keys(slow)) delete slow[k];
+  for (const k of Object.keys(times)) delete times[k];
 });
 `;
 
@@ -313,7 +317,11 @@ async function studioBench() {
           .map(([kind, n]) => `${kind}: ${(n / RUNS).toFixed(1)}`)
           .join(", ");
         console.log(`  SQL per run: ${perRun}`);
-        if (Object.keys(snap.slow).length > 0) console.log(`  statements over 20 ms: ${JSON.stringify(snap.slow)}`);
+        const timed = Object.entries(snap.times)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, t]) => `${kind}: ${((1000 * t) / RUNS).toFixed(0)} µs`)
+          .join(", ");
+        console.log(`  SQL time per run: ${timed}`);
       }
     }
     // Hooks at PROBE in flight while chain runs execute.

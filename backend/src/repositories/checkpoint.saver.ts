@@ -3,10 +3,10 @@
 // user data never comes back as LangChain objects.
 //
 // Each write is all or nothing (its own transaction, or its own savepoint in a shared one: see
-// write-batcher.ts). With a `fence`, every write to the run's thread first
-// touches the run row with the lease generation it was started under (in PostgreSQL the UPDATE
-// takes the row lock, so a takeover that increments lease_gen is serialised with it) and writes
-// nothing when another worker has taken the run since.
+// write-batcher.ts). With a `fence`, every write to the run's thread first checks the run row's
+// lease generation and writes nothing when another worker has taken the run since: on SQLite by
+// reading it (the transaction holds the write lock from its start), on PostgreSQL by updating the
+// row (the UPDATE takes the row lock, so a takeover that increments lease_gen is serialised with it).
 //
 // Whole checkpoints are stored, channel values included (as MemorySaver and the SQLite saver do):
 // `newVersions` is not used to store only changed channels.
@@ -142,6 +142,9 @@ const upsertWrite = preparedQuery((db, v: WriteRow) =>
 );
 const touchLeased = preparedQuery<{ runId: string; leaseGen: number; at: string }>((db, p) =>
   db.updateTable("runs").set({ updated_at: p.at }).where("id", "=", p.runId).where("lease_gen", "=", p.leaseGen),
+);
+const leaseGenOf = preparedQuery<{ runId: string }, { lease_gen: number }>((db, p) =>
+  db.selectFrom("runs").select("lease_gen").where("id", "=", p.runId),
 );
 
 /** Code-point order (the order of PostgreSQL's "C" collation and SQLite's BINARY). */
@@ -322,10 +325,13 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     const fence = this.#fence;
     await this.#writes.run(async (tx) => {
       if (fence && fence.runId === threadId) {
-        const result = await touchLeased(tx, { runId: fence.runId, leaseGen: fence.leaseGen, at: nowIso() });
-        if (result.numAffectedRows !== 1n) {
-          throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
-        }
+        // Holding the write lock, a read fences without rewriting the run's (large) row; otherwise
+        // the UPDATE takes the row lock, serialised with a takeover.
+        const held = this.#writes.holdsWriteLock
+          ? (await leaseGenOf(tx, { runId: fence.runId })).rows[0]?.lease_gen === fence.leaseGen
+          : (await touchLeased(tx, { runId: fence.runId, leaseGen: fence.leaseGen, at: nowIso() })).numAffectedRows ===
+            1n;
+        if (!held) throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
       }
       await write(tx);
     });

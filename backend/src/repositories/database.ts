@@ -10,6 +10,7 @@ import type { Config } from "../core/config.js";
 import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
+import { FOREGROUND_CHECKPOINT_FRAMES, WalCheckpointer } from "./wal-checkpointer.js";
 import { WalDurability } from "./wal-durability.js";
 import { WriteBatcher } from "./write-batcher.js";
 
@@ -33,9 +34,10 @@ export interface DatabaseHandle {
 // - synchronous=NORMAL with our own WAL sync before any write is acknowledged (WalDurability):
 //   what synchronous=FULL guarantees, without blocking the event loop on the disk;
 // - busy_timeout: another process (the CLI on the same data dir) holding the write lock is waited
-//   for up to 5 s instead of failing at once.
-const SQLITE_PRAGMAS =
-  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;";
+//   for up to 5 s instead of failing at once;
+// - wal_autocheckpoint: a worker thread checkpoints in the background (WalCheckpointer); the
+//   connection's own checkpoint, which blocks the event loop, only when that falls far behind.
+const SQLITE_PRAGMAS = `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = ${FOREGROUND_CHECKPOINT_FRAMES};`;
 
 export const SQLITE_FILE = "superstep.db";
 
@@ -62,7 +64,8 @@ export function openDatabase(
   const sqlite = new DatabaseSync(file);
   sqlite.exec(SQLITE_PRAGMAS);
   const durability = new WalDurability(file);
-  const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite, durability) });
+  const checkpointer = new WalCheckpointer(file);
+  const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite, { durability, checkpointer }) });
   return {
     db,
     kind: "sqlite",

@@ -17,6 +17,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from "kysely";
+import type { WalCheckpointer } from "./wal-checkpointer.js";
 import type { WalDurability } from "./wal-durability.js";
 
 // Distinct SQL texts are few (Kysely builds the same text for the same query shape); the bound
@@ -40,11 +41,13 @@ interface Prepared {
 class SharedConnection {
   readonly db: DatabaseSync;
   readonly durability: WalDurability | undefined;
+  readonly checkpointer: WalCheckpointer | undefined;
   readonly #statements = new Map<string, Prepared>();
 
-  constructor(db: DatabaseSync, durability: WalDurability | undefined) {
+  constructor(db: DatabaseSync, options: NodeSqliteOptions) {
     this.db = db;
-    this.durability = durability;
+    this.durability = options.durability;
+    this.checkpointer = options.checkpointer;
   }
 
   prepare(sql: string): Prepared {
@@ -113,7 +116,10 @@ class NodeSqliteConnection implements DatabaseConnection {
     const durability = this.#shared.durability;
     if (durability) {
       const mark = durability.touch();
-      if (!prepared.reads && !this.inTransaction) this.committed = mark;
+      if (!prepared.reads && !this.inTransaction) {
+        this.committed = mark;
+        this.#shared.checkpointer?.committed();
+      }
     }
     return result;
   }
@@ -137,8 +143,8 @@ class NodeSqliteDriver implements Driver {
   readonly #shared: SharedConnection;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(db: DatabaseSync, durability: WalDurability | undefined) {
-    this.#shared = new SharedConnection(db, durability);
+  constructor(db: DatabaseSync, options: NodeSqliteOptions) {
+    this.#shared = new SharedConnection(db, options);
   }
 
   async init(): Promise<void> {}
@@ -184,6 +190,7 @@ class NodeSqliteDriver implements Driver {
     // Every holder's turn ends before the connection closes.
     await this.#queue;
     this.#shared.forget();
+    await this.#shared.checkpointer?.close();
     await this.#shared.durability?.close();
     if (this.#shared.db.isOpen) this.#shared.db.close();
   }
@@ -196,13 +203,20 @@ class NodeSqliteAdapter extends SqliteAdapter {
   }
 }
 
+export interface NodeSqliteOptions {
+  /** Acknowledges writes once on disk (group commit); without it, at COMMIT. */
+  durability?: WalDurability;
+  /** Checkpoints the WAL from a worker thread. */
+  checkpointer?: WalCheckpointer;
+}
+
 export class NodeSqliteDialect implements Dialect {
   readonly #db: DatabaseSync;
-  readonly #durability: WalDurability | undefined;
+  readonly #options: NodeSqliteOptions;
 
-  constructor(db: DatabaseSync, durability?: WalDurability) {
+  constructor(db: DatabaseSync, options: NodeSqliteOptions = {}) {
     this.#db = db;
-    this.#durability = durability;
+    this.#options = options;
   }
 
   createAdapter() {
@@ -210,7 +224,7 @@ export class NodeSqliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#db, this.#durability);
+    return new NodeSqliteDriver(this.#db, this.#options);
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: Kysely's introspector is typed for any schema.

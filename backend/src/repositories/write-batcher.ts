@@ -38,6 +38,15 @@ export class WriteBatcher {
     this.#batching = options.batching;
   }
 
+  /**
+   * Whether a write runs holding the database's write lock from its start (SQLite's BEGIN
+   * IMMEDIATE): then reading a row is as good a fence as updating it, since nobody else can
+   * change it before the commit. On PostgreSQL only an UPDATE (or a row lock) fences.
+   */
+  get holdsWriteLock(): boolean {
+    return this.#batching;
+  }
+
   /** Applies `write` in a transaction (shared with other writes on SQLite); resolves once it is on disk. */
   run<T>(write: Write<T>): Promise<T> {
     if (!this.#batching) return this.#alone(write);

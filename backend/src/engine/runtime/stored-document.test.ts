@@ -45,7 +45,7 @@ describe("stored documents", () => {
     let lookups = 0;
     const credentialType = async () => {
       lookups++;
-      return "smtp";
+      return "smtp" as const;
     };
     const first = await prepareWorkflow(new StoredDocument(withCredential), { engine, credentialType });
     const second = await prepareWorkflow(new StoredDocument(withCredential), { engine, credentialType });
