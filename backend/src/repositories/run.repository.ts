@@ -138,20 +138,47 @@ const touchLeased = preparedQuery<{ id: string; leaseGen: number; nextSeq: numbe
       .where("id", "=", p.id)
       .where("lease_gen", "=", p.leaseGen),
 );
-const insertEvent = preparedQuery((db: Kysely<Database>, e: RunEventRow) =>
-  db
-    .insertInto("run_events")
-    .values({
-      run_id: e.run_id,
-      seq: e.seq,
-      type: e.type,
-      node_id: e.node_id,
-      superstep: e.superstep,
-      ts: e.ts,
-      data: e.data,
-    })
-    .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing()),
+const eventValues = (e: Record<string, unknown>, i: number) => ({
+  run_id: e[`run_id${i}`] as string,
+  seq: e[`seq${i}`] as number,
+  type: e[`type${i}`] as string,
+  node_id: e[`node_id${i}`] as string | null,
+  superstep: e[`superstep${i}`] as number | null,
+  ts: e[`ts${i}`] as string,
+  data: e[`data${i}`] as string,
+});
+// One statement for up to this many events (shapes by count, compiled on first use).
+const EVENTS_PER_STATEMENT = 8;
+const insertEventsOf = Array.from({ length: EVENTS_PER_STATEMENT }, (_, n) =>
+  preparedQuery((db: Kysely<Database>, e: Record<string, unknown>) =>
+    db
+      .insertInto("run_events")
+      .values(Array.from({ length: n + 1 }, (_, i) => eventValues(e, i)))
+      .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing()),
+  ),
 );
+
+/** Inserts events (an event already stored under its seq is kept). */
+async function insertEvents(tx: Kysely<Database>, runId: string, events: RunEventInput[]): Promise<void> {
+  for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
+    const chunk = events.slice(start, start + EVENTS_PER_STATEMENT);
+    const values: Record<string, unknown> = {};
+    chunk.forEach((event, i) => {
+      values[`run_id${i}`] = runId;
+      values[`seq${i}`] = event.seq;
+      values[`type${i}`] = event.type;
+      values[`node_id${i}`] = event.node_id;
+      values[`superstep${i}`] = event.superstep;
+      values[`ts${i}`] = event.ts;
+      values[`data${i}`] = event.data;
+    });
+    await (insertEventsOf[chunk.length - 1] as (typeof insertEventsOf)[number])(tx, values);
+  }
+}
+
+/** The key under which a write scope remembers that a run's lease was checked (see WriteBatcher). */
+export const leaseScopeKey = (runId: string) => `lease:${runId}`;
+
 type EndValues = Pick<
   RunRow,
   "status" | "state" | "output" | "error" | "waiting" | "expires_at" | "metrics" | "finished_at" | "updated_at"
@@ -326,13 +353,14 @@ export class RunRepository {
   /** Appends events while the lease holds; false when the lease is gone (nothing written). */
   async appendEvents(id: string, leaseGen: number, events: RunEventInput[]): Promise<boolean> {
     if (events.length === 0) return true;
-    return this.#writes.run(async (tx) => {
+    return this.#writes.run(async (tx, scope) => {
       const last = events[events.length - 1] as RunEventInput;
       const fenced = await touchLeased(tx, { id, leaseGen, nextSeq: last.seq + 1, at: nowIso() });
       if (fenced.numAffectedRows !== 1n) return false;
-      for (const event of events) await insertEvent(tx, { run_id: id, ...event });
+      scope.set(leaseScopeKey(id), leaseGen);
+      await insertEvents(tx, id, events);
       return true;
-    });
+    }, id);
   }
 
   /**
@@ -359,13 +387,13 @@ export class RunRepository {
     return this.#writes.run(async (tx) => {
       const result = await (ending.event ? endRunWithEvent : endRun)(tx, values);
       const ended = result.numAffectedRows === 1n;
-      if (ended && ending.event) await insertEvent(tx, { run_id: id, ...ending.event });
+      if (ended && ending.event) await insertEvents(tx, id, [ending.event]);
       if (ended && ending.finished) {
         await queueCallback(tx, id, now);
         await deleteLedger(tx, { runId: id });
       }
       return ended;
-    });
+    }, id);
   }
 
   /**
