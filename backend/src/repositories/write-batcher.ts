@@ -24,8 +24,9 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-// A batch larger than this is split: one transaction never holds the connection for long.
-const BATCH_LIMIT = 256;
+// A batch larger than this is split: one transaction never holds the connection (and, since its
+// writes run as one stretch of microtasks, the event loop) for long.
+const BATCH_LIMIT = 64;
 const SAVEPOINT = CompiledQuery.raw("savepoint batched_write");
 const RELEASE = CompiledQuery.raw("release batched_write");
 const ROLLBACK_TO = CompiledQuery.raw("rollback to batched_write");
