@@ -102,11 +102,19 @@ function cpuMs(pid) {
 // Loaded into the studio with --import: the event loop's delay, and (with COUNT_SQL) every
 // statement node:sqlite executes, by kind, written to a file on SIGUSR2 and reset.
 const PRELOAD = `
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { writeFileSync } from "node:fs";
 import sqlite from "node:sqlite";
 const h = monitorEventLoopDelay({ resolution: 5 });
 h.enable();
+const gc = { count: 0, total: 0, max: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.count++;
+    gc.total += entry.duration;
+    gc.max = Math.max(gc.max, entry.duration);
+  }
+}).observe({ entryTypes: ["gc"] });
 const counts = {};
 const slow = {};
 const times = {};
@@ -144,8 +152,12 @@ process.on("SIGUSR2", () => {
     sql: counts,
     slow,
     times,
+    gc: { ...gc },
   }));
   h.reset();
+  gc.count = 0;
+  gc.total = 0;
+  gc.max = 0;
   for (const k of Object.keys(counts)) delete counts[k];
   for (const k of Object.keys(slow)) delete slow[k];
   for (const k of Object.keys(times)) delete times[k];
@@ -334,8 +346,10 @@ async function studioBench() {
       const snap = await studio.snapshot();
       results.probe = { latencies, snap };
       console.log(
-        `studio hook answer at ${PROBE} in flight while chain10 runs execute: p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))}; event-loop delay p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}`,
+        `studio hook answer at ${PROBE} in flight while chain10 runs execute: p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))}; event-loop delay p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}; GC pauses ${snap.gc.count}, longest ${ms(snap.gc.max)}`,
       );
+      if (args["count-sql"] && Object.keys(snap.slow).length > 0)
+        console.log(`  statements over 20 ms: ${JSON.stringify(snap.slow)}`);
     }
     const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${studio.child.pid}/status`, "utf8"))[1]) / 1024;
     console.log(`studio resident memory at the end: ${rss.toFixed(0)} MB`);

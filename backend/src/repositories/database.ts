@@ -65,12 +65,13 @@ export function openDatabase(
   sqlite.exec(SQLITE_PRAGMAS);
   const durability = new WalDurability(file);
   const checkpointer = new WalCheckpointer(file);
-  const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect(sqlite, { durability, checkpointer }) });
+  const dialect = new NodeSqliteDialect(sqlite, { durability, checkpointer });
+  const db = new Kysely<Schema>({ dialect });
   return {
     db,
     kind: "sqlite",
     settled: () => durability.durable(),
-    writes: new WriteBatcher(db, { batching: true }),
+    writes: new WriteBatcher(db, { batching: true, openTransaction: () => dialect.openTransaction() }),
     close: () => db.destroy(),
   };
 }

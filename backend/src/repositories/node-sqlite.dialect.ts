@@ -17,6 +17,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from "kysely";
+import type { DirectConnection } from "./prepared-query.js";
 import type { WalCheckpointer } from "./wal-checkpointer.js";
 import type { WalDurability } from "./wal-durability.js";
 
@@ -103,9 +104,13 @@ class NodeSqliteConnection implements DatabaseConnection {
 
   /** Runs one statement; notes a commit when it wrote outside a transaction. */
   run<R>(query: CompiledQuery): QueryResult<R> {
+    return this.runSql<R>(query.sql, query.parameters);
+  }
+
+  runSql<R>(sql: string, values: readonly unknown[]): QueryResult<R> {
     if (this.#released) throw new Error("This database connection was already released.");
-    const prepared = this.#shared.prepare(query.sql);
-    const parameters = query.parameters.map(toSqlite);
+    const prepared = this.#shared.prepare(sql);
+    const parameters = values.map(toSqlite);
     let result: QueryResult<R>;
     if (prepared.returnsRows) {
       result = { rows: prepared.statement.all(...parameters) as R[] };
@@ -142,6 +147,8 @@ class NodeSqliteConnection implements DatabaseConnection {
 class NodeSqliteDriver implements Driver {
   readonly #shared: SharedConnection;
   #queue: Promise<void> = Promise.resolve();
+  /** The hold whose transaction is open (only one can be: holds take turns). */
+  inTransaction: NodeSqliteConnection | null = null;
 
   constructor(db: DatabaseSync, options: NodeSqliteOptions) {
     this.#shared = new SharedConnection(db, options);
@@ -169,12 +176,14 @@ class NodeSqliteDriver implements Driver {
     held.inTransaction = true;
     // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read.
     held.run(CompiledQuery.raw("begin immediate"));
+    this.inTransaction = held;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const held = connection as NodeSqliteConnection;
     // Run as a write outside the transaction: the release waits until it is on disk.
     held.inTransaction = false;
+    this.inTransaction = null;
     held.run(CompiledQuery.raw("commit"));
   }
 
@@ -184,6 +193,7 @@ class NodeSqliteDriver implements Driver {
     // A failed COMMIT may have ended the transaction already (SQLite rolls back on some errors).
     if (this.#shared.db.isTransaction ?? true) held.run(CompiledQuery.raw("rollback"));
     held.inTransaction = false;
+    this.inTransaction = null;
   }
 
   async destroy(): Promise<void> {
@@ -213,10 +223,20 @@ export interface NodeSqliteOptions {
 export class NodeSqliteDialect implements Dialect {
   readonly #db: DatabaseSync;
   readonly #options: NodeSqliteOptions;
+  #driver: NodeSqliteDriver | null = null;
 
   constructor(db: DatabaseSync, options: NodeSqliteOptions = {}) {
     this.#db = db;
     this.#options = options;
+  }
+
+  /**
+   * The connection of the transaction open right now, to run statements on directly (for the
+   * caller that holds it: see WriteBatcher); null outside a transaction.
+   */
+  openTransaction(): DirectConnection | null {
+    const held = this.#driver?.inTransaction;
+    return held ? { run: (sql, parameters) => held.runSql(sql, parameters) } : null;
   }
 
   createAdapter() {
@@ -224,7 +244,8 @@ export class NodeSqliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#db, this.#options);
+    this.#driver = new NodeSqliteDriver(this.#db, this.#options);
+    return this.#driver;
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: Kysely's introspector is typed for any schema.

@@ -17,6 +17,19 @@ interface Shape {
 
 export type PreparedQuery<P, R> = (db: Kysely<Database>, values: P) => Promise<QueryResult<R>>;
 
+/** A connection in an open transaction that runs SQL at once (the embedded database's). */
+export interface DirectConnection {
+  run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R>;
+}
+
+// Transactions whose statements may skip Kysely's executor and run on their connection directly.
+const direct = new WeakMap<object, DirectConnection>();
+
+/** Within `tx` (a transaction the caller holds), prepared queries run on `connection` directly. */
+export function runDirectly(tx: Kysely<Database>, connection: DirectConnection): void {
+  direct.set(tx, connection);
+}
+
 /**
  * `build` receives placeholders for `values` (use each as a plain value: in a where, a set, an
  * insert; never to choose the query's shape) and returns the query. Compiled on first use with
@@ -40,6 +53,8 @@ export function preparedQuery<P extends Record<string, unknown>, R = unknown>(
     }
     const { names, constants } = shape;
     const parameters = names.map((name, i) => (name === null ? constants[i] : values[name]));
+    const connection = direct.get(db);
+    if (connection) return connection.run<R>(shape.sql, parameters);
     return (await db.executeQuery(CompiledQuery.raw(shape.sql, parameters))) as QueryResult<R>;
   };
 }

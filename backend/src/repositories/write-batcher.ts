@@ -5,14 +5,16 @@
 // (node-sqlite.dialect.ts).
 //
 // Each write is still all or nothing and keeps its order. The writes of one group (one run, by its
-// key) in a batch are applied in arrival order behind one savepoint: if one of them fails, that
-// group's writes are undone and each of its callers is told, while the other groups commit. A
-// group shares a scope for the batch, so a run's lease is checked once per batch, not per write.
+// key) in a batch are applied in arrival order and share a scope, so a run's lease is checked once
+// per batch, not per write. When a write fails, the batch is applied again with each group behind
+// a savepoint of its own: that group's writes are undone and each of its callers is told, while
+// the other groups commit.
 //
 // PostgreSQL commits concurrent transactions in parallel and groups their WAL flushes itself:
 // there each write is its own transaction (and its own scope), as before.
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../models/database.model.js";
+import { type DirectConnection, runDirectly } from "./prepared-query.js";
 
 /** What the writes of one group share within one transaction (e.g. a lease already checked). */
 export type WriteScope = Map<string, unknown>;
@@ -30,10 +32,31 @@ const BATCH_LIMIT = 64;
 const SAVEPOINT = CompiledQuery.raw("savepoint batched_write");
 const RELEASE = CompiledQuery.raw("release batched_write");
 const ROLLBACK_TO = CompiledQuery.raw("rollback to batched_write");
+const SAVEPOINT_ALL = CompiledQuery.raw("savepoint batched_writes");
+const RELEASE_ALL = CompiledQuery.raw("release batched_writes");
+const ROLLBACK_TO_ALL = CompiledQuery.raw("rollback to batched_writes");
+
+type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
+
+/** A group's writes in order, sharing a fresh scope. */
+async function applyGroup(tx: Transaction<Database>, writes: Queued[]): Promise<unknown[]> {
+  const scope: WriteScope = new Map();
+  const values: unknown[] = [];
+  for (const queued of writes) values.push(await queued.write(tx, scope));
+  return values;
+}
+
+export interface WriteBatcherOptions {
+  /** Shared transactions (the embedded database); otherwise each write is its own. */
+  batching: boolean;
+  /** The connection of the transaction open now, to run prepared statements on directly. */
+  openTransaction?: () => DirectConnection | null;
+}
 
 export class WriteBatcher {
   readonly #db: Kysely<Database>;
   readonly #batching: boolean;
+  readonly #openTransaction: (() => DirectConnection | null) | undefined;
   /** Queued writes by group, in order of each group's first write. */
   #groups = new Map<unknown, Queued[]>();
   #queued = 0;
@@ -41,9 +64,10 @@ export class WriteBatcher {
   /** Transactions committed (tests and benchmarks count them). */
   transactions = 0;
 
-  constructor(db: Kysely<Database>, options: { batching: boolean }) {
+  constructor(db: Kysely<Database>, options: WriteBatcherOptions) {
     this.#db = db;
     this.#batching = options.batching;
+    this.#openTransaction = options.openTransaction;
   }
 
   /**
@@ -117,22 +141,36 @@ export class WriteBatcher {
       );
       return;
     }
-    let outcomes: ({ ok: true; values: unknown[] } | { ok: false; error: unknown })[];
+    let outcomes: Outcome[];
     try {
       outcomes = await this.#db.transaction().execute(async (tx) => {
-        const out: typeof outcomes = [];
+        const connection = this.#direct(tx);
+        const exec = async (query: CompiledQuery) => {
+          if (connection) connection.run(query.sql, []);
+          else await tx.executeQuery(query);
+        };
+        // Writes rarely fail: all groups at once behind one savepoint first.
+        await exec(SAVEPOINT_ALL);
+        try {
+          const out: Outcome[] = [];
+          for (const writes of batch) out.push({ ok: true, values: await applyGroup(tx, writes) });
+          await exec(RELEASE_ALL);
+          return out;
+        } catch {
+          await exec(ROLLBACK_TO_ALL);
+          await exec(RELEASE_ALL);
+        }
+        // One failed: again, each group behind a savepoint of its own, so that only a failing
+        // group is undone and the others commit.
+        const out: Outcome[] = [];
         for (const writes of batch) {
-          // Each group behind a savepoint: one that fails is undone alone, the others commit.
-          await tx.executeQuery(SAVEPOINT);
+          await exec(SAVEPOINT);
           try {
-            const scope: WriteScope = new Map();
-            const values: unknown[] = [];
-            for (const queued of writes) values.push(await queued.write(tx, scope));
-            await tx.executeQuery(RELEASE);
-            out.push({ ok: true, values });
+            out.push({ ok: true, values: await applyGroup(tx, writes) });
+            await exec(RELEASE);
           } catch (error) {
-            await tx.executeQuery(ROLLBACK_TO);
-            await tx.executeQuery(RELEASE);
+            await exec(ROLLBACK_TO);
+            await exec(RELEASE);
             out.push({ ok: false, error });
           }
         }
@@ -153,8 +191,18 @@ export class WriteBatcher {
     });
   }
 
+  /** Inside a transaction this batcher holds: its prepared statements skip Kysely's executor. */
+  #direct(tx: Transaction<Database>): DirectConnection | null {
+    const connection = this.#openTransaction?.() ?? null;
+    if (connection) runDirectly(tx, connection);
+    return connection;
+  }
+
   async #alone<T>(write: Write<T>): Promise<T> {
-    const result = await this.#db.transaction().execute((tx) => write(tx, new Map()));
+    const result = await this.#db.transaction().execute((tx) => {
+      this.#direct(tx);
+      return write(tx, new Map());
+    });
     this.transactions++;
     return result;
   }
