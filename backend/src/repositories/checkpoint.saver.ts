@@ -37,7 +37,7 @@ import type { CheckpointsTable, CheckpointWritesTable, Database } from "../model
 import { nowIso } from "./clock.js";
 import { PlainJsonSerde } from "./plain-json.serde.js";
 import { preparedQuery } from "./prepared-query.js";
-import { leaseScopeKey } from "./run.repository.js";
+import { stillLeased } from "./run.repository.js";
 import { WriteBatcher } from "./write-batcher.js";
 
 /** The run and lease generation a worker writes under. */
@@ -171,13 +171,6 @@ const upsertWrite = preparedQuery((db, v: WriteRow) =>
       })),
     ),
 );
-const touchLeased = preparedQuery<{ runId: string; leaseGen: number; at: string }>((db, p) =>
-  db.updateTable("runs").set({ updated_at: p.at }).where("id", "=", p.runId).where("lease_gen", "=", p.leaseGen),
-);
-const leaseGenOf = preparedQuery<{ runId: string }, { lease_gen: number }>((db, p) =>
-  db.selectFrom("runs").select("lease_gen").where("id", "=", p.runId),
-);
-
 /** Code-point order (the order of PostgreSQL's "C" collation and SQLite's BINARY). */
 function compareText(a: string, b: string): number {
   return compareWritesSortKeys([a, "", 0], [b, "", 0]);
@@ -355,15 +348,13 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
   async #write(threadId: string, write: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
     const fence = this.#fence;
     await this.#writes.run(async (tx, scope) => {
-      if (fence && fence.runId === threadId && scope.get(leaseScopeKey(fence.runId)) !== fence.leaseGen) {
-        // Holding the write lock, a read fences without rewriting the run's (large) row; otherwise
-        // the UPDATE takes the row lock, serialised with a takeover. Checked once per batch.
-        const held = this.#writes.holdsWriteLock
-          ? (await leaseGenOf(tx, { runId: fence.runId })).rows[0]?.lease_gen === fence.leaseGen
-          : (await touchLeased(tx, { runId: fence.runId, leaseGen: fence.leaseGen, at: nowIso() })).numAffectedRows ===
-            1n;
-        if (!held) throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
-        scope.set(leaseScopeKey(fence.runId), fence.leaseGen);
+      // Checked once per batch; see stillLeased.
+      if (
+        fence &&
+        fence.runId === threadId &&
+        !(await stillLeased(tx, scope, this.#writes.holdsWriteLock, fence.runId, fence.leaseGen))
+      ) {
+        throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
       }
       await write(tx);
     }, threadId);

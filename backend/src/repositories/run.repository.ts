@@ -1,13 +1,13 @@
 // Runs and their events. Every write a worker makes is fenced by the run's lease_gen: once another
 // worker has taken the run (lease_gen + 1), the old holder's writes change nothing.
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database, RunEventRow, RunRow } from "../models/database.model.js";
 import { queueCallback } from "./callback-outbox.repository.js";
 import { nowIso } from "./clock.js";
 import { isUniqueViolation } from "./database-errors.js";
 import { preparedQuery } from "./prepared-query.js";
-import { WriteBatcher } from "./write-batcher.js";
+import { WriteBatcher, type WriteScope } from "./write-batcher.js";
 
 export interface NewRun {
   ownerId: string;
@@ -123,21 +123,45 @@ const leaseRun = preparedQuery<{ id: string; owner: string; at: string; expiresA
           .else(eb.ref("turn_started_at"))
           .end(),
         updated_at: p.at,
+        // Events are appended without touching the run's row: the turn goes on after the last one.
+        next_seq: nextSeqOf(p.id),
       }))
       .where("id", "=", p.id)
       .where("status", "in", ACTIVE)
       .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", p.at)]))
       .returningAll(),
 );
-/** The fence of a worker's writes: the run row, only while its lease generation holds. */
-const touchLeased = preparedQuery<{ id: string; leaseGen: number; nextSeq: number; at: string }>(
-  (db: Kysely<Database>, p) =>
-    db
-      .updateTable("runs")
-      .set({ next_seq: p.nextSeq, updated_at: p.at })
-      .where("id", "=", p.id)
-      .where("lease_gen", "=", p.leaseGen),
+/** The seq after a run's last stored event. */
+const nextSeqOf = (id: string) => sql<number>`(select coalesce(max(seq), 0) + 1 from run_events where run_id = ${id})`;
+/** The fence of a worker's writes where only a row lock serialises them with a takeover (PostgreSQL). */
+const touchLeased = preparedQuery<{ id: string; leaseGen: number; at: string }>((db: Kysely<Database>, p) =>
+  db.updateTable("runs").set({ updated_at: p.at }).where("id", "=", p.id).where("lease_gen", "=", p.leaseGen),
 );
+/** The fence where the transaction holds the write lock from its start (SQLite): a read. */
+const leaseGenOf = preparedQuery<{ id: string }, { lease_gen: number }>((db: Kysely<Database>, p) =>
+  db.selectFrom("runs").select("lease_gen").where("id", "=", p.id),
+);
+
+/**
+ * Whether the run is still leased under `leaseGen`, checked once per write scope (a batch): a
+ * worker's writes go through only while it holds the run.
+ */
+export async function stillLeased(
+  tx: Kysely<Database>,
+  scope: WriteScope,
+  holdsWriteLock: boolean,
+  runId: string,
+  leaseGen: number,
+): Promise<boolean> {
+  const key = `lease:${runId}`;
+  if (scope.get(key) === leaseGen) return true;
+  const held = holdsWriteLock
+    ? (await leaseGenOf(tx, { id: runId })).rows[0]?.lease_gen === leaseGen
+    : (await touchLeased(tx, { id: runId, leaseGen, at: nowIso() })).numAffectedRows === 1n;
+  if (held) scope.set(key, leaseGen);
+  return held;
+}
+
 const eventValues = (e: Record<string, unknown>, i: number) => ({
   run_id: e[`run_id${i}`] as string,
   seq: e[`seq${i}`] as number,
@@ -175,9 +199,6 @@ async function insertEvents(tx: Kysely<Database>, runId: string, events: RunEven
     await (insertEventsOf[chunk.length - 1] as (typeof insertEventsOf)[number])(tx, values);
   }
 }
-
-/** The key under which a write scope remembers that a run's lease was checked (see WriteBatcher). */
-export const leaseScopeKey = (runId: string) => `lease:${runId}`;
 
 type EndValues = Pick<
   RunRow,
@@ -354,10 +375,7 @@ export class RunRepository {
   async appendEvents(id: string, leaseGen: number, events: RunEventInput[]): Promise<boolean> {
     if (events.length === 0) return true;
     return this.#writes.run(async (tx, scope) => {
-      const last = events[events.length - 1] as RunEventInput;
-      const fenced = await touchLeased(tx, { id, leaseGen, nextSeq: last.seq + 1, at: nowIso() });
-      if (fenced.numAffectedRows !== 1n) return false;
-      scope.set(leaseScopeKey(id), leaseGen);
+      if (!(await stillLeased(tx, scope, this.#writes.holdsWriteLock, id, leaseGen))) return false;
       await insertEvents(tx, id, events);
       return true;
     }, id);
@@ -433,9 +451,10 @@ export class RunRepository {
   /** Appends one event outside any lease (service-side events such as cancel or expiry). */
   async appendServiceEvent(id: string, event: Omit<RunEventInput, "seq">): Promise<RunEventRow> {
     return this.#db.transaction().execute(async (tx) => {
+      // After the last stored event (a worker's events do not move next_seq as they are appended).
       const run = await tx
         .updateTable("runs")
-        .set((eb) => ({ next_seq: eb("next_seq", "+", 1) }))
+        .set({ next_seq: sql<number>`${nextSeqOf(id)} + 1` })
         .where("id", "=", id)
         .returning(["next_seq"])
         .executeTakeFirstOrThrow();
