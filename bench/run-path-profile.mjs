@@ -6,7 +6,8 @@
 // then the latency of hooks fired at a higher number in flight while a chain of runs executes.
 // With --bare DIR (a directory where @langchain/langgraph and @langchain/langgraph-checkpoint-sqlite
 // are installed), the same graphs in bare LangGraph.js with the official SQLite saver on a file,
-// durability "sync", at the same number in flight, and the ratios.
+// durability "sync", at the same number in flight, each round right after the studio's, and the
+// median ratio of the pairs.
 //
 // Run: npm run build -w backend && node bench/run-path-profile.mjs [--runs 600] [--inflight 20]
 //      [--probe 100] [--graphs hello,chain10,fanout8] [--bare /path] [--cpu-prof DIR] [--count-sql]
@@ -311,9 +312,21 @@ async function studioBench() {
       await fire(studio, key, workflowId, 100, INFLIGHT);
       state.done += 100;
       await untilEnded(db, workflowId, state.done);
+      const bare = args.bare ? await startBare(name) : null;
       const rounds = [];
-      for (let r = 0; r < ROUNDS; r++) rounds.push(await studioRound(studio, key, db, workflowId, state));
-      const best = rounds.sort((a, b) => a.cpu - b.cpu)[0];
+      const bareRounds = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        rounds.push(await studioRound(studio, key, db, workflowId, state));
+        if (bare) bareRounds.push(await bare.round());
+      }
+      await bare?.stop();
+      // Each studio round against the bare round right after it: the ratios of pairs taken at
+      // nearly the same time are steadier than ratios of bests on a machine whose load drifts.
+      const pairs = bareRounds.map((b, i) => ({
+        cpu: rounds[i].cpu / RUNS / (b.cpu / RUNS),
+        rate: b.seconds / rounds[i].seconds,
+      }));
+      const best = [...rounds].sort((a, b) => a.cpu - b.cpu)[0];
       const notOk = statusCounts(db, workflowId).filter((row) => row.status !== "ok");
       if (notOk.length > 0) console.log(`  ${name}: runs not ok: ${JSON.stringify(notOk)}`);
       results[name] = best;
@@ -323,6 +336,17 @@ async function studioBench() {
           `hook 202 p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))} at ${INFLIGHT} in flight, ` +
           `event-loop delay p50 ${ms(snap.loop.p50)} p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}, log lines/run ${(logLines / RUNS).toFixed(1)}`,
       );
+      if (bare) {
+        const bestBare = [...bareRounds].sort((a, b) => a.cpu - b.cpu)[0];
+        const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+        const cpuRatio = median(pairs.map((p) => p.cpu));
+        const rateRatio = median(pairs.map((p) => p.rate));
+        console.log(
+          `bare LangGraph.js ${name}: ${(RUNS / bestBare.seconds).toFixed(1)} runs/s, CPU ${ms(bestBare.cpu / RUNS)}/run (best round); ` +
+            `studio/bare, median of ${pairs.length} paired round(s): CPU ${cpuRatio.toFixed(2)}× (target ≤ 1.30×), runs/s ${rateRatio.toFixed(2)}× (target ≥ 0.75×)` +
+            ` [pairs: ${pairs.map((p) => p.cpu.toFixed(2)).join(", ")}]`,
+        );
+      }
       if (args["count-sql"]) {
         const perRun = Object.entries(snap.sql)
           .sort((a, b) => b[1] - a[1])
@@ -417,34 +441,45 @@ async function bareChild(graphName) {
     await Promise.all(Array.from({ length: INFLIGHT }, worker));
   };
   await round(100);
-  const best = [];
-  for (let r = 0; r < ROUNDS; r++) {
+  // Rounds on request, so that they interleave with the studio's (the load of the machine drifts).
+  process.on("message", async (message) => {
+    if (message === "exit") {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await round(RUNS);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    best.push({ seconds, cpu: (cpu.user + cpu.system) / 1000 });
-  }
-  best.sort((a, b) => a.cpu - b.cpu);
-  rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify(best[0]));
+    process.send({ seconds, cpu: (cpu.user + cpu.system) / 1000 });
+  });
+  process.send("ready");
 }
 
-async function bareBench(name) {
+/** The bare LangGraph.js process of one graph: `round()` runs RUNS runs and reports. */
+async function startBare(name) {
   const child = spawn(
     process.execPath,
     [fileURLToPath(import.meta.url), ...process.argv.slice(2), "--bare-child", name],
     {
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
     },
   );
-  let out = "";
-  child.stdout.on("data", (c) => {
-    out += c;
-  });
-  await new Promise((resolve) => child.once("exit", resolve));
-  return JSON.parse(out);
+  const next = () => new Promise((resolve) => child.once("message", resolve));
+  await next();
+  return {
+    round: async () => {
+      const reply = next();
+      child.send("round");
+      return reply;
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send("exit");
+      await exited;
+    },
+  };
 }
 
 if (args["bare-child"]) {
@@ -453,17 +488,5 @@ if (args["bare-child"]) {
   console.log(
     `${RUNS} hook-triggered runs per graph at ${INFLIGHT} in flight (best of ${ROUNDS} round(s) after 100 to warm up)`,
   );
-  const studio = await studioBench();
-  if (args.bare) {
-    for (const name of GRAPHS) {
-      const bare = await bareBench(name);
-      const ours = studio[name];
-      const cpuRatio = ours.cpu / RUNS / (bare.cpu / RUNS);
-      const rateRatio = RUNS / ours.seconds / (RUNS / bare.seconds);
-      console.log(
-        `bare LangGraph.js ${name}: ${(RUNS / bare.seconds).toFixed(1)} runs/s, CPU ${ms(bare.cpu / RUNS)}/run — ` +
-          `studio/bare CPU ${cpuRatio.toFixed(2)}× (target ≤ 1.30×), runs/s ${rateRatio.toFixed(2)}× (target ≥ 0.75×)`,
-      );
-    }
-  }
+  await studioBench();
 }

@@ -122,7 +122,7 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     db: database.db,
     writes: database.writes,
     runs: runRepository,
-    nodeResults: new NodeResultRepository(database.db),
+    nodeResults: new NodeResultRepository(database.db, () => database.settled()),
     engine: config.engine,
     bus,
     logger,

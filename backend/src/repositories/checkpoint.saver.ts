@@ -53,6 +53,11 @@ export interface DatabaseCheckpointSaverOptions {
   fence?: CheckpointFence;
   /** Applies the writes (shared transactions on SQLite); each in its own transaction by default. */
   writes?: WriteBatcher;
+  /**
+   * When a write is answered: once on disk (default), or once committed, for a run whose other
+   * outputs wait for the disk themselves (see WriteBatcher.run).
+   */
+  acknowledge?: "disk" | "commit";
 }
 
 type CheckpointRow = Selectable<CheckpointsTable>;
@@ -207,12 +212,14 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
   readonly #db: Kysely<Database>;
   readonly #fence: CheckpointFence | undefined;
   readonly #writes: WriteBatcher;
+  readonly #acknowledge: "disk" | "commit";
 
   constructor(db: Kysely<Database>, options: DatabaseCheckpointSaverOptions = {}) {
     super(options.serde ?? new PlainJsonSerde());
     this.#db = db;
     this.#fence = options.fence;
     this.#writes = options.writes ?? new WriteBatcher(db, { batching: false });
+    this.#acknowledge = options.acknowledge ?? "disk";
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -347,17 +354,21 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
   /** All or nothing: the lease check when the thread is the fenced run's, then the write. */
   async #write(threadId: string, write: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
     const fence = this.#fence;
-    await this.#writes.run(async (tx, scope) => {
-      // Checked once per batch; see stillLeased.
-      if (
-        fence &&
-        fence.runId === threadId &&
-        !(await stillLeased(tx, scope, this.#writes.holdsWriteLock, fence.runId, fence.leaseGen))
-      ) {
-        throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
-      }
-      await write(tx);
-    }, threadId);
+    await this.#writes.run(
+      async (tx, scope) => {
+        // Checked once per batch; see stillLeased.
+        if (
+          fence &&
+          fence.runId === threadId &&
+          !(await stillLeased(tx, scope, this.#writes.holdsWriteLock, fence.runId, fence.leaseGen))
+        ) {
+          throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
+        }
+        await write(tx);
+      },
+      threadId,
+      { acknowledge: this.#acknowledge },
+    );
   }
 
   async #tuple(row: CheckpointRow, metadata: unknown): Promise<CheckpointTuple> {

@@ -84,6 +84,8 @@ class NodeSqliteConnection implements DatabaseConnection {
   inTransaction = false;
   /** The durability mark of this hold's last commit (0: nothing committed). */
   committed = 0;
+  /** Told when this hold's transaction has committed, before it is on disk. */
+  readonly onCommit: (() => void)[] = [];
 
   constructor(shared: SharedConnection, release: () => void) {
     this.#shared = shared;
@@ -185,6 +187,7 @@ class NodeSqliteDriver implements Driver {
     held.inTransaction = false;
     this.inTransaction = null;
     held.run(CompiledQuery.raw("commit"));
+    for (const committed of held.onCommit.splice(0)) committed();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -194,6 +197,7 @@ class NodeSqliteDriver implements Driver {
     if (this.#shared.db.isTransaction ?? true) held.run(CompiledQuery.raw("rollback"));
     held.inTransaction = false;
     this.inTransaction = null;
+    held.onCommit.length = 0;
   }
 
   async destroy(): Promise<void> {
@@ -236,7 +240,12 @@ export class NodeSqliteDialect implements Dialect {
    */
   openTransaction(): DirectConnection | null {
     const held = this.#driver?.inTransaction;
-    return held ? { run: (sql, parameters) => held.runSql(sql, parameters) } : null;
+    return held
+      ? {
+          run: (sql, parameters) => held.runSql(sql, parameters),
+          afterCommit: (committed) => held.onCommit.push(committed),
+        }
+      : null;
   }
 
   createAdapter() {

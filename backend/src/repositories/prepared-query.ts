@@ -20,6 +20,8 @@ export type PreparedQuery<P, R> = (db: Kysely<Database>, values: P) => Promise<Q
 /** A connection in an open transaction that runs SQL at once (the embedded database's). */
 export interface DirectConnection {
   run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R>;
+  /** Called once the transaction has committed (visible, and kept if the process dies), before it is on disk. */
+  afterCommit(committed: () => void): void;
 }
 
 // Transactions whose statements may skip Kysely's executor and run on their connection directly.

@@ -356,7 +356,10 @@ export class RunRepository {
   async lease(id: string, owner: string, ttlMs: number, now = new Date()): Promise<RunRow | undefined> {
     const at = now.toISOString();
     const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
-    return this.#writes.run(async (tx) => (await leaseRun(tx, { id, owner, at, expiresAt })).rows[0]);
+    // Answered once committed: whatever the turn then lets out of the server waits for the disk.
+    return this.#writes.run(async (tx) => (await leaseRun(tx, { id, owner, at, expiresAt })).rows[0], id, {
+      acknowledge: "commit",
+    });
   }
 
   /** Extends a lease while its holder still has it; false when another worker (or a cancel) took the run. */
@@ -384,7 +387,8 @@ export class RunRepository {
   /**
    * Records how a worker's turn ended, while the lease holds; false when the lease is gone. A
    * final ending queues the run's callback and forgets the run's result ledger in the same
-   * transaction (a run that has ended never runs a node again).
+   * transaction (a run that has ended never runs a node again). Answered once committed: the
+   * caller announces the ending only after `settled()`.
    */
   async end(id: string, leaseGen: number, ending: RunEnding): Promise<boolean> {
     const now = nowIso();
@@ -402,16 +406,20 @@ export class RunRepository {
       updated_at: now,
       nextSeq: ending.event ? ending.event.seq + 1 : 0,
     };
-    return this.#writes.run(async (tx) => {
-      const result = await (ending.event ? endRunWithEvent : endRun)(tx, values);
-      const ended = result.numAffectedRows === 1n;
-      if (ended && ending.event) await insertEvents(tx, id, [ending.event]);
-      if (ended && ending.finished) {
-        await queueCallback(tx, id, now);
-        await deleteLedger(tx, { runId: id });
-      }
-      return ended;
-    }, id);
+    return this.#writes.run(
+      async (tx) => {
+        const result = await (ending.event ? endRunWithEvent : endRun)(tx, values);
+        const ended = result.numAffectedRows === 1n;
+        if (ended && ending.event) await insertEvents(tx, id, [ending.event]);
+        if (ended && ending.finished) {
+          await queueCallback(tx, id, now);
+          await deleteLedger(tx, { runId: id });
+        }
+        return ended;
+      },
+      id,
+      { acknowledge: "commit" },
+    );
   }
 
   /**

@@ -61,4 +61,22 @@ describe("write batcher", () => {
     // On SQLite g3 went with the failing write of its group; on PostgreSQL each write stands alone.
     expect(await keys()).toEqual(sqlite ? ["alone", "g1", "g2"] : ["alone", "g1", "g2", "g3"]);
   });
+
+  it.skipIf(!sqlite)("answers a write acknowledged at commit before one that waits for the disk", async () => {
+    const { writes } = database;
+    const order: string[] = [];
+    await Promise.all([
+      writes
+        .run((tx) => sql`insert into batch_probe (k, n) values ('disk', 1)`.execute(tx))
+        .then(() => order.push("disk")),
+      writes
+        .run((tx) => sql`insert into batch_probe (k, n) values ('commit', 2)`.execute(tx), undefined, {
+          acknowledge: "commit",
+        })
+        .then(() => order.push("commit")),
+    ]);
+    // Both in one transaction: the one acknowledged at commit does not wait for the WAL sync.
+    expect(order).toEqual(["commit", "disk"]);
+    expect(await keys()).toEqual(["commit", "disk"]);
+  });
 });

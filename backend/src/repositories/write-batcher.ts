@@ -22,6 +22,8 @@ export type Write<T> = (tx: Transaction<Database>, scope: WriteScope) => Promise
 
 interface Queued {
   write: Write<unknown>;
+  /** Answered once on disk (true), or as soon as committed (false: see `run`). */
+  untilDisk: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -37,6 +39,45 @@ const RELEASE_ALL = CompiledQuery.raw("release batched_writes");
 const ROLLBACK_TO_ALL = CompiledQuery.raw("rollback to batched_writes");
 
 type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
+
+/**
+ * Several groups in one transaction. Writes rarely fail: all groups at once behind one savepoint
+ * first; if one fails, again with each group behind a savepoint of its own, so that only a
+ * failing group is undone and the others commit.
+ */
+async function applyGroups(
+  tx: Transaction<Database>,
+  batch: Queued[][],
+  connection: DirectConnection | null,
+): Promise<Outcome[]> {
+  const exec = async (query: CompiledQuery) => {
+    if (connection) connection.run(query.sql, []);
+    else await tx.executeQuery(query);
+  };
+  await exec(SAVEPOINT_ALL);
+  try {
+    const out: Outcome[] = [];
+    for (const writes of batch) out.push({ ok: true, values: await applyGroup(tx, writes) });
+    await exec(RELEASE_ALL);
+    return out;
+  } catch {
+    await exec(ROLLBACK_TO_ALL);
+    await exec(RELEASE_ALL);
+  }
+  const out: Outcome[] = [];
+  for (const writes of batch) {
+    await exec(SAVEPOINT);
+    try {
+      out.push({ ok: true, values: await applyGroup(tx, writes) });
+      await exec(RELEASE);
+    } catch (error) {
+      await exec(ROLLBACK_TO);
+      await exec(RELEASE);
+      out.push({ ok: false, error });
+    }
+  }
+  return out;
+}
 
 /** A group's writes in order, sharing a fresh scope. */
 async function applyGroup(tx: Transaction<Database>, writes: Queued[]): Promise<unknown[]> {
@@ -80,14 +121,22 @@ export class WriteBatcher {
   }
 
   /**
-   * Applies `write` in a transaction (shared with other writes on SQLite); resolves once it is on
-   * disk. Writes with the same `group` (a run's id) share a savepoint and a scope in a batch.
+   * Applies `write` in a transaction (shared with other writes on SQLite). Writes with the same
+   * `group` (a run's id) share a scope in a batch. Answered once the write is on disk; with
+   * `acknowledge: "commit"`, as soon as it is committed (visible, and kept if the process dies):
+   * for a write whose caller makes sure that nothing depending on it leaves the server before it
+   * is on disk (a run's checkpoints: see docs/en/runs.md, "Durability").
    */
-  run<T>(write: Write<T>, group?: string): Promise<T> {
+  run<T>(write: Write<T>, group?: string, options: { acknowledge?: "disk" | "commit" } = {}): Promise<T> {
     if (!this.#batching) return this.#alone(write);
     return new Promise<T>((resolve, reject) => {
       const key = group ?? Symbol();
-      const queued = { write, resolve: resolve as (value: unknown) => void, reject };
+      const queued: Queued = {
+        write,
+        untilDisk: options.acknowledge !== "commit",
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      };
       const writes = this.#groups.get(key);
       if (writes) writes.push(queued);
       else this.#groups.set(key, [queued]);
@@ -123,72 +172,42 @@ export class WriteBatcher {
   }
 
   async #flush(batch: Queued[][]): Promise<void> {
-    if (batch.length === 1) {
-      const [only] = batch as [Queued[]];
-      await this.#alone(async (tx, scope) => {
-        const values: unknown[] = [];
-        for (const queued of only) values.push(await queued.write(tx, scope));
-        return values;
-      }).then(
-        (values) => {
-          only.forEach((queued, i) => {
-            queued.resolve(values[i]);
-          });
-        },
-        (error: unknown) => {
-          for (const queued of only) queued.reject(error);
-        },
-      );
-      return;
-    }
-    let outcomes: Outcome[];
+    let outcomes: Outcome[] = [];
+    let committed = false;
+    /** Answers the writes acknowledged at commit (`untilDisk` false) or once on disk (true). */
+    const answer = (untilDisk: boolean) => {
+      batch.forEach((writes, i) => {
+        const outcome = outcomes[i] as Outcome;
+        for (const [j, queued] of writes.entries()) {
+          if (queued.untilDisk !== untilDisk) continue;
+          if (outcome.ok) queued.resolve(outcome.values[j]);
+          else queued.reject(outcome.error);
+        }
+      });
+    };
     try {
       outcomes = await this.#db.transaction().execute(async (tx) => {
         const connection = this.#direct(tx);
-        const exec = async (query: CompiledQuery) => {
-          if (connection) connection.run(query.sql, []);
-          else await tx.executeQuery(query);
-        };
-        // Writes rarely fail: all groups at once behind one savepoint first.
-        await exec(SAVEPOINT_ALL);
-        try {
-          const out: Outcome[] = [];
-          for (const writes of batch) out.push({ ok: true, values: await applyGroup(tx, writes) });
-          await exec(RELEASE_ALL);
-          return out;
-        } catch {
-          await exec(ROLLBACK_TO_ALL);
-          await exec(RELEASE_ALL);
-        }
-        // One failed: again, each group behind a savepoint of its own, so that only a failing
-        // group is undone and the others commit.
-        const out: Outcome[] = [];
-        for (const writes of batch) {
-          await exec(SAVEPOINT);
-          try {
-            out.push({ ok: true, values: await applyGroup(tx, writes) });
-            await exec(RELEASE);
-          } catch (error) {
-            await exec(ROLLBACK_TO);
-            await exec(RELEASE);
-            out.push({ ok: false, error });
-          }
-        }
-        return out;
+        const result =
+          batch.length === 1
+            ? [{ ok: true as const, values: await applyGroup(tx, batch[0] as Queued[]) }]
+            : await applyGroups(tx, batch, connection);
+        connection?.afterCommit(() => {
+          committed = true;
+          outcomes = result;
+          answer(false);
+        });
+        return result;
       });
     } catch (error) {
-      // The commit failed (nothing was written), or the disk did not confirm it.
-      for (const writes of batch) for (const queued of writes) queued.reject(error);
+      // The writes failed, or the commit did (nothing was written), or the disk did not confirm it.
+      for (const writes of batch)
+        for (const queued of writes) if (!(committed && !queued.untilDisk)) queued.reject(error);
       return;
     }
     this.transactions++;
-    batch.forEach((writes, i) => {
-      const outcome = outcomes[i] as (typeof outcomes)[number];
-      writes.forEach((queued, j) => {
-        if (outcome.ok) queued.resolve(outcome.values[j]);
-        else queued.reject(outcome.error);
-      });
-    });
+    if (!committed) answer(false);
+    answer(true);
   }
 
   /** Inside a transaction this batcher holds: its prepared statements skip Kysely's executor. */

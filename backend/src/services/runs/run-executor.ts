@@ -174,9 +174,12 @@ export class RunExecutor {
       },
     });
     try {
+      // Checkpoints are answered once committed: what depends on them outside the server waits
+      // for the disk itself (answers, published events, the ledger before every call out).
       const checkpointer = new DatabaseCheckpointSaver(db, {
         fence: { runId, leaseGen: run.lease_gen },
         writes: this.#deps.writes,
+        acknowledge: "commit",
       });
       const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
         turn.databaseError = error;
@@ -282,7 +285,12 @@ export class RunExecutor {
         if (this.#stopping.signal.aborted) return;
       }
     }
-    if (event) bus.publish(event);
+    // Announced once on disk (the ending was answered at commit).
+    if (event)
+      await runs.settled().then(
+        () => bus.publish(event),
+        (error: unknown) => monitor.failed("run", "run ending not confirmed by the disk", error, { runId }),
+      );
     // The ending cleared the run's result ledger and queued its callback, if it has a URL.
     if (ending.finished && run.callback_url) this.#deps.onEnded(runId);
   }
