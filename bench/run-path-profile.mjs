@@ -106,6 +106,19 @@ const PRELOAD = `
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { writeFileSync } from "node:fs";
 import sqlite from "node:sqlite";
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+// How long the studio's WAL syncs take (the disk's latency, in the thread pool).
+const syncTimes = [];
+const fdatasync = fs.fdatasync;
+fs.fdatasync = function (fd, callback) {
+  const t0 = performance.now();
+  return fdatasync.call(this, fd, (error) => {
+    syncTimes.push(performance.now() - t0);
+    callback(error);
+  });
+};
+syncBuiltinESMExports();
 const h = monitorEventLoopDelay({ resolution: 5 });
 h.enable();
 const gc = { count: 0, total: 0, max: 0 };
@@ -154,8 +167,14 @@ process.on("SIGUSR2", () => {
     slow,
     times,
     gc: { ...gc },
+    syncs: (() => {
+      const sorted = [...syncTimes].sort((a, b) => a - b);
+      const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+      return { count: sorted.length, p50: at(50), p99: at(99), max: sorted.at(-1) ?? 0 };
+    })(),
   }));
   h.reset();
+  syncTimes.length = 0;
   gc.count = 0;
   gc.total = 0;
   gc.max = 0;
@@ -199,10 +218,26 @@ async function startStudio(dir) {
   const child = spawn(process.execPath, [...nodeArgs, MAIN, "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   let logLines = 0;
+  const hookTimes = [];
+  const hookRequests = new Set();
+  let partial = "";
   const onData = (chunk) => {
     const text = chunk.toString();
     logLines += text.split("\n").length - 1;
     if (output.length < 100_000) output += text;
+    // The server's own view of each hook call: "request completed" lines carry responseTime.
+    const lines = (partial + text).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.includes("/api/hooks/") && !line.includes('"responseTime"')) continue;
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === "incoming request" && entry.req?.url?.startsWith("/api/hooks/"))
+          hookRequests.add(entry.reqId);
+        else if (entry.responseTime !== undefined && hookRequests.delete(entry.reqId))
+          hookTimes.push(entry.responseTime);
+      } catch {}
+    }
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
@@ -224,6 +259,8 @@ async function startStudio(dir) {
     child,
     dir,
     logLines: () => logLines,
+    /** Server-side answer times of the hook calls since the last call (from the request log). */
+    hookTimes: () => hookTimes.splice(0).sort((a, b) => a - b),
     async snapshot() {
       const written = new Promise((resolve) => setTimeout(resolve, 300));
       child.kill("SIGUSR2");
@@ -334,7 +371,7 @@ async function studioBench() {
       console.log(
         `studio ${name}: ${(RUNS / seconds).toFixed(1)} runs/s, CPU ${ms(cpu / RUNS)}/run, ` +
           `hook 202 p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))} at ${INFLIGHT} in flight, ` +
-          `event-loop delay p50 ${ms(snap.loop.p50)} p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}, log lines/run ${(logLines / RUNS).toFixed(1)}`,
+          `event-loop delay p50 ${ms(snap.loop.p50)} p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}, WAL syncs/run ${(snap.syncs.count / RUNS).toFixed(2)} (p50 ${ms(snap.syncs.p50)}, p99 ${ms(snap.syncs.p99)}), log lines/run ${(logLines / RUNS).toFixed(1)}`,
       );
       if (bare) {
         const bestBare = [...bareRounds].sort((a, b) => a.cpu - b.cpu)[0];
@@ -365,13 +402,19 @@ async function studioBench() {
       const saved = await call(studio.url, "POST", "/api/workflows", { ...docs.chain10, name: "probe" }, token);
       const workflowId = saved.body.data.id;
       await studio.snapshot();
+      studio.hookTimes();
       const latencies = await fire(studio, key, workflowId, RUNS, PROBE);
+      const served = studio.hookTimes();
       await untilEnded(db, workflowId, RUNS);
       const snap = await studio.snapshot();
       results.probe = { latencies, snap };
       console.log(
-        `studio hook answer at ${PROBE} in flight while chain10 runs execute: p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))}; event-loop delay p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}; GC pauses ${snap.gc.count}, longest ${ms(snap.gc.max)}`,
+        `studio hook answer at ${PROBE} in flight while chain10 runs execute: p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))}; event-loop delay p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}; GC pauses ${snap.gc.count}, longest ${ms(snap.gc.max)}; WAL syncs ${snap.syncs.count}, p50 ${ms(snap.syncs.p50)} p99 ${ms(snap.syncs.p99)} max ${ms(snap.syncs.max)}`,
       );
+      if (served.length > 0)
+        console.log(
+          `  the same calls as the server timed them (request log): p50 ${ms(percentile(served, 50))} p99 ${ms(percentile(served, 99))} max ${ms(served.at(-1))}`,
+        );
       if (args["count-sql"] && Object.keys(snap.slow).length > 0)
         console.log(`  statements over 20 ms: ${JSON.stringify(snap.slow)}`);
     }

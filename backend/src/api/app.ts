@@ -47,7 +47,9 @@ export async function buildApp(container: Container) {
     reply.header("x-request-id", request.id);
   });
   // No answer shows data a power loss could still take back (see repositories/wal-durability.ts).
-  app.addHook("onSend", async () => {
+  // A route whose answer holds only what its own writes put on disk says so (`ownWritesOnly`).
+  app.addHook("onSend", async (request) => {
+    if ((request.routeOptions.config as { ownWritesOnly?: boolean } | undefined)?.ownWritesOnly) return;
     await container.database.settled();
   });
 

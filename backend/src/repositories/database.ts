@@ -26,6 +26,8 @@ export interface DatabaseHandle {
   settled(): Promise<void>;
   /** The writes of runs (events, checkpoints, endings): shared transactions on SQLite. */
   writes: WriteBatcher;
+  /** The embedded database's group commit (null on PostgreSQL, which syncs each commit itself). */
+  durability: WalDurability | null;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export function openDatabase(
       kind: "postgres",
       settled: async () => {},
       writes: new WriteBatcher(db, { batching: false }),
+      durability: null,
       close: () => db.destroy(),
     };
   }
@@ -72,6 +75,7 @@ export function openDatabase(
     kind: "sqlite",
     settled: () => durability.durable(),
     writes: new WriteBatcher(db, { batching: true, openTransaction: () => dialect.openTransaction() }),
+    durability,
     close: () => db.destroy(),
   };
 }

@@ -252,8 +252,11 @@ export class RunRepository {
     return this.#settled();
   }
 
-  /** Inserts a queued run; with an idempotency key already used, returns the earlier run instead. */
-  async create(input: NewRun): Promise<{ run: RunRow; created: boolean }> {
+  /**
+   * Inserts a queued run; with an idempotency key already used, returns the earlier run instead.
+   * `visible` is told once every later read sees the new run (before it is on disk).
+   */
+  async create(input: NewRun, options: { visible?: () => void } = {}): Promise<{ run: RunRow; created: boolean }> {
     const now = nowIso();
     const row: RunRow = {
       id: randomUUID(),
@@ -289,7 +292,8 @@ export class RunRepository {
       updated_at: now,
     };
     try {
-      await this.#writes.run((tx) => insertRun(tx, row));
+      // At once: someone is waiting for the answer (a trigger's 202).
+      await this.#writes.run((tx) => insertRun(tx, row), undefined, { now: true, committed: options.visible });
       return { run: row, created: true };
     } catch (error) {
       if (!isUniqueViolation(error) || input.idempotencyKey === null) throw error;

@@ -45,6 +45,16 @@ export class WalDurability {
     return ++this.#touched;
   }
 
+  /** The mark of everything read or written so far. */
+  get mark(): number {
+    return this.#touched;
+  }
+
+  /** Whether everything up to `mark` is on disk already. */
+  isDurable(mark: number): boolean {
+    return mark <= this.#synced;
+  }
+
   /** Resolves once everything up to `mark` (by default, everything so far) is on disk. */
   durable(mark = this.#touched): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);

@@ -79,4 +79,51 @@ describe("write batcher", () => {
     expect(order).toEqual(["commit", "disk"]);
     expect(await keys()).toEqual(["commit", "disk"]);
   });
+
+  it("applies a write asked for now in a transaction of its own, without waiting for the next batch", async () => {
+    const { writes } = database;
+    const applied: string[] = [];
+    const insert = (k: string) => async (tx: Parameters<Parameters<typeof writes.run>[0]>[0]) => {
+      applied.push(k);
+      await sql`insert into batch_probe (k, n) values (${k}, 1)`.execute(tx);
+    };
+    const before = writes.transactions;
+    let answered = false;
+    let toldBeforeAnswer = false;
+    await Promise.all([
+      writes.run(insert("batched")),
+      writes
+        .run(insert("now"), undefined, {
+          now: true,
+          committed: () => {
+            toldBeforeAnswer = !answered;
+          },
+        })
+        .then(() => {
+          answered = true;
+        }),
+    ]);
+    // Asked for after the batched write, applied before it: the batch waits for the next turn of
+    // the event loop, this write did not (on PostgreSQL every write is applied at once anyway).
+    if (sqlite) expect(applied).toEqual(["now", "batched"]);
+    expect(writes.transactions - before).toBe(2);
+    expect(toldBeforeAnswer).toBe(true);
+    expect(await keys()).toEqual(["batched", "now"]);
+  });
+
+  it("tells a write asked for now that it failed, and does not report it committed", async () => {
+    const { writes } = database;
+    await writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 1)`.execute(tx));
+    let told = false;
+    await expect(
+      writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 2)`.execute(tx), undefined, {
+        now: true,
+        committed: () => {
+          told = true;
+        },
+      }),
+    ).rejects.toThrow();
+    expect(told).toBe(false);
+    expect(await keys()).toEqual(["taken"]);
+  });
 });

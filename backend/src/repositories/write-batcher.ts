@@ -125,10 +125,17 @@ export class WriteBatcher {
    * `group` (a run's id) share a scope in a batch. Answered once the write is on disk; with
    * `acknowledge: "commit"`, as soon as it is committed (visible, and kept if the process dies):
    * for a write whose caller makes sure that nothing depending on it leaves the server before it
-   * is on disk (a run's checkpoints: see docs/en/runs.md, "Durability").
+   * is on disk (a run's checkpoints: see docs/en/runs.md, "Durability"). With `now`, applied
+   * at once in a transaction of its own instead of waiting for the next batch.
    */
-  run<T>(write: Write<T>, group?: string, options: { acknowledge?: "disk" | "commit" } = {}): Promise<T> {
-    if (!this.#batching) return this.#alone(write);
+  run<T>(
+    write: Write<T>,
+    group?: string,
+    options: { acknowledge?: "disk" | "commit"; now?: boolean; committed?: () => void } = {},
+  ): Promise<T> {
+    // Without batching, or for a caller that waits (a trigger being answered): a transaction of
+    // its own, at once; its commit still shares the disk's sync with the others.
+    if (!this.#batching || options.now) return this.#alone(write, options.committed);
     return new Promise<T>((resolve, reject) => {
       const key = group ?? Symbol();
       const queued: Queued = {
@@ -217,12 +224,23 @@ export class WriteBatcher {
     return connection;
   }
 
-  async #alone<T>(write: Write<T>): Promise<T> {
-    const result = await this.#db.transaction().execute((tx) => {
-      this.#direct(tx);
-      return write(tx, new Map());
+  /** `committed` is told once the write is visible to every later statement. */
+  async #alone<T>(write: Write<T>, committed?: () => void): Promise<T> {
+    let told = false;
+    const tell = () => {
+      if (told) return;
+      told = true;
+      committed?.();
+    };
+    const result = await this.#db.transaction().execute(async (tx) => {
+      const connection = this.#direct(tx);
+      const value = await write(tx, new Map());
+      connection?.afterCommit(tell);
+      return value;
     });
     this.transactions++;
+    // Where commits are not reported (PostgreSQL), a resolved write is committed.
+    tell();
     return result;
   }
 }

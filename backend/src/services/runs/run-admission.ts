@@ -1,7 +1,6 @@
 // Whether one user may start another run: under STUDIO_USER_MAX_QUEUED queued and running runs,
-// and under STUDIO_USER_RUN_RATE starts a minute. One user's admissions are counted one at a time,
-// with the runs still being created counted too, so concurrent triggers cannot all slip under the
-// limit together.
+// and under STUDIO_USER_RUN_RATE starts a minute. One user's admissions take turns from the count
+// until the run is committed, so concurrent triggers cannot all slip under the limit together.
 import { AppError } from "../../core/errors.js";
 import type { RunRow } from "../../models/database.model.js";
 import type { RunRepository } from "../../repositories/run.repository.js";
@@ -11,14 +10,13 @@ import type { TriggerRateLimiter } from "./trigger-rate.js";
 const RUN_LIMIT_RETRY_SECONDS = 10;
 // Runs started by the command line in its own process: a person at the machine, not a trigger.
 const UNLIMITED_TRIGGERS = new Set(["cli"]);
+const noop = () => {};
 
 export class RunAdmission {
   readonly #runs: RunRepository;
   readonly #maxQueued: number;
   readonly #rate: TriggerRateLimiter;
   readonly #turns = new Map<string, Promise<unknown>>();
-  /** Per owner: runs admitted whose create has not returned yet. */
-  readonly #creating = new Map<string, number>();
 
   constructor(deps: { runs: RunRepository; maxQueued: number; rate: TriggerRateLimiter }) {
     this.#runs = deps.runs;
@@ -29,43 +27,48 @@ export class RunAdmission {
   /**
    * Creates a run through `create` if the owner is under both limits; RUN_LIMIT_REACHED or
    * RATE_LIMITED otherwise. A create that returns an earlier run (same idempotency key) or fails
-   * does not count against the rate.
+   * does not count against the rate. `create` calls `visible` once every later count sees its
+   * run (committed); until then, or until it ends, this owner's next admission waits.
    */
   async admit(
     ownerId: string,
     trigger: string,
-    create: () => Promise<{ run: RunRow; created: boolean }>,
+    create: (visible: () => void) => Promise<{ run: RunRow; created: boolean }>,
   ): Promise<{ run: RunRow; created: boolean }> {
-    if (UNLIMITED_TRIGGERS.has(trigger)) return create();
-    // Only the count is taken one at a time; the create (which waits for the disk) runs outside,
-    // counted meanwhile in #creating so that the next admission's count includes it. Once created,
-    // the run is in the database's count too and is counted twice until the create returns: a
-    // trigger at the very edge may be refused, never one too many admitted.
-    const undo = await this.#oneAtATime(ownerId, async () => {
-      const creating = this.#creating.get(ownerId) ?? 0;
-      const active = (await this.#runs.countActive(ownerId)) + creating;
+    if (UNLIMITED_TRIGGERS.has(trigger)) return create(() => {});
+    // One owner's admissions take turns from the count until the run is committed (`visible`:
+    // every later count sees it), so each count sees every run admitted before it exactly once.
+    // The wait for the disk that follows the commit is outside the turn: admissions of one owner
+    // do not queue behind each other's syncs.
+    let created: Promise<{ run: RunRow; created: boolean }> | undefined;
+    await this.#oneAtATime(ownerId, async () => {
+      const active = await this.#runs.countActive(ownerId);
       if (active >= this.#maxQueued) {
         throw new AppError("RUN_LIMIT_REACHED", {
           limit: this.#maxQueued,
           retry_after_seconds: RUN_LIMIT_RETRY_SECONDS,
         });
       }
-      const undoRate = this.#rate.take(ownerId);
-      this.#creating.set(ownerId, creating + 1);
-      return undoRate;
+      const undo = this.#rate.take(ownerId);
+      let toldVisible!: () => void;
+      const visible = new Promise<void>((resolve) => {
+        toldVisible = resolve;
+      });
+      const creating = (async () => {
+        try {
+          const result = await create(toldVisible);
+          if (!result.created) undo();
+          return result;
+        } catch (error) {
+          undo();
+          throw error;
+        }
+      })();
+      created = creating;
+      // The turn ends once the run is visible, or the create has ended (failed, or found an earlier run).
+      await Promise.race([visible, creating.then(noop, noop)]);
     });
-    try {
-      const result = await create();
-      if (!result.created) undo();
-      return result;
-    } catch (error) {
-      undo();
-      throw error;
-    } finally {
-      const left = (this.#creating.get(ownerId) ?? 1) - 1;
-      if (left > 0) this.#creating.set(ownerId, left);
-      else this.#creating.delete(ownerId);
-    }
+    return created as Promise<{ run: RunRow; created: boolean }>;
   }
 
   async #oneAtATime<T>(ownerId: string, work: () => Promise<T>): Promise<T> {

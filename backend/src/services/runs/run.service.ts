@@ -164,7 +164,8 @@ export class RunService {
     if (request.callback_url) await checkCallbackUrl(request.callback_url, this.#egress);
     if (meta.idempotencyKey) {
       const earlier = await this.#runs.findByIdempotencyKey(actor.userId, workflowId, meta.idempotencyKey);
-      if (earlier) return { run: toRunView(earlier), created: false };
+      // The earlier call may still be waiting for its run to reach the disk: answer once it has.
+      if (earlier) return this.#once({ run: toRunView(earlier), created: false });
     }
     const newRun = {
       ownerId: actor.userId,
@@ -180,9 +181,18 @@ export class RunService {
       callbackUrl: request.callback_url ?? null,
       apiKeyId: meta.apiKeyId ?? null,
     };
-    const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, () => this.#runs.create(newRun));
+    const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, (visible) =>
+      this.#runs.create(newRun, { visible }),
+    );
     if (created) this.#queue.enqueue(run.id, run.owner_id);
-    return { run: toRunView(run), created };
+    // A created run is on disk once create returns; an earlier one found by its key, once settled.
+    return created ? { run: toRunView(run), created } : this.#once({ run: toRunView(run), created });
+  }
+
+  /** `value` once everything read so far is on disk. */
+  async #once<T>(value: T): Promise<T> {
+    await this.#runs.settled();
+    return value;
   }
 
   /**
@@ -233,7 +243,9 @@ export class RunService {
       callbackUrl: null,
       apiKeyId: null,
     };
-    const { run } = await this.#admission.admit(actor.userId, trigger, () => this.#runs.create(newRun));
+    const { run } = await this.#admission.admit(actor.userId, trigger, (visible) =>
+      this.#runs.create(newRun, { visible }),
+    );
     return toRunView(run);
   }
 
