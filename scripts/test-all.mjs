@@ -20,6 +20,7 @@ if (run("npm", ["run", "build"]) !== 0) {
 
 const suites = [
   { name: "backend (sqlite + postgres)", cwd: `${root}backend`, args: [] },
+  { name: "frontend (unit)", cwd: `${root}frontend`, args: [] },
   { name: "browser (e2e)", cwd: root, args: ["--config", "e2e/vitest.config.ts"] },
 ];
 

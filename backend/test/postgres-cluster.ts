@@ -52,7 +52,11 @@ function osUser(): { name: string; uid: number; gid: number } | null {
   throw new Error("running as root, but neither a `postgres` nor a `nobody` user exists to run PostgreSQL");
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * `fsync: true` keeps PostgreSQL's durable default (benchmarks); tests turn it off for speed, since a
+ * throwaway cluster never needs to survive a power loss.
+ */
+export async function startPostgresCluster(options: { fsync?: boolean } = {}): Promise<PostgresCluster> {
   const bin = findBinDir();
   const user = osUser();
   const dir = mkdtempSync(join(tmpdir(), "superstep-pg-"));
@@ -72,7 +76,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     join(dir, "server.log"),
     "-w",
     "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.fsync ? "" : " -c fsync=off"} -c max_connections=200`,
     "start",
   ]);
   let stopped = false;

@@ -2,26 +2,22 @@
 import { existsSync } from "node:fs";
 import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyBaseLogger } from "fastify";
-import {
-  createJsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { AppError } from "../core/errors.js";
 import { requestId } from "../core/logging.js";
+import { registerApiDocs } from "./api-docs.js";
 import { type Container, PRODUCT_VERSION } from "./deps.js";
 import { registerErrorHandlers } from "./error-handlers.js";
+import { RequestLoad } from "./load-shedding.js";
 import "./request-context.js";
 import { apiKeyRoutes } from "./routes/api-key.routes.js";
 import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
 import { credentialRoutes } from "./routes/credential.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
+import { nodeTypeRoutes } from "./routes/node-type.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
 import { scheduleRoutes } from "./routes/schedule.routes.js";
 import { workflowRoutes } from "./routes/workflow.routes.js";
@@ -52,6 +48,9 @@ export async function buildApp(container: Container) {
     if ((request.routeOptions.config as { ownWritesOnly?: boolean } | undefined)?.ownWritesOnly) return;
     await container.database.settled();
   });
+  const load = new RequestLoad(config.maxInFlight);
+  load.register(app);
+  app.decorate("requestLoad", load);
 
   registerErrorHandlers(app, { uiDir: config.uiDir });
 
@@ -61,15 +60,7 @@ export async function buildApp(container: Container) {
       new AppError("RATE_LIMITED", { retry_after_seconds: Math.ceil(context.ttl / 1000) }),
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: "Superstep API", version: PRODUCT_VERSION },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-    },
-    transform: createJsonSchemaTransform({ skipList: [] }),
-  });
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
+  registerApiDocs(app, { prefix: DOCS_PREFIX, title: "Superstep API", version: PRODUCT_VERSION });
 
   await app.register(websocket, { options: { maxPayload: config.maxBodyBytes } });
   await app.register(async (scope) => registerRunSocket(scope, container));
@@ -87,6 +78,7 @@ export async function buildApp(container: Container) {
     await scope.register(apiKeyRoutes(container));
     await scope.register(credentialRoutes(container));
     await scope.register(workflowRoutes(container));
+    await scope.register(nodeTypeRoutes());
     await scope.register(runRoutes(container));
     await scope.register(scheduleRoutes(container));
   });

@@ -55,7 +55,7 @@ export const PRODUCT_VERSION: string = (
 export async function buildContainer(config: Config, logger: Logger): Promise<Container> {
   const database = openDatabase(config, (error) => logger.warn({ err: error }, "idle database connection lost"));
   try {
-    const { applied } = await migrateToLatest(database.db);
+    const { applied } = await migrateToLatest(database.db, database.kind);
     if (applied.length > 0) logger.info({ applied, db: database.kind }, "database migrated");
   } catch (error) {
     await database.close();
@@ -141,6 +141,13 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
       runs: runRepository,
       maxQueued: config.userMaxQueued,
       rate: new TriggerRateLimiter(config.userRunRatePerMinute),
+      server: {
+        maxQueued: config.maxQueuedRuns,
+        current: () => {
+          const { pending, active } = queue.size();
+          return pending + active;
+        },
+      },
     }),
     executor,
     engine: config.engine,
@@ -187,6 +194,8 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
         Promise.all([runs.stop(), queue.idle()]),
         new Promise((resolve) => setTimeout(resolve, 5000).unref()),
       ]);
+      // Sandbox children kept ready for Code nodes (loaded here only to stop them).
+      await (await import("../engine/sandbox/sandbox-pool.js")).stopSandboxPool();
       await database.close();
     },
   };

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AppError, type ErrorCode } from "../core/errors.js";
+import { databaseAppError } from "../repositories/database-errors.js";
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details: unknown };
@@ -15,6 +16,8 @@ export function errorBody(error: AppError): ErrorBody {
 
 // When a 429's details do not say how long to wait.
 const DEFAULT_RETRY_AFTER_SECONDS = 60;
+// Refusals that pass with time: too many requests, a busy server or database, a full disk.
+const RETRY_LATER_STATUSES = new Set([429, 503, 507]);
 
 /** Whole seconds a refused caller should wait: details.retry_after_seconds, at least 1. */
 function retryAfterSeconds(error: AppError): number {
@@ -25,8 +28,9 @@ function retryAfterSeconds(error: AppError): number {
 }
 
 function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  // Every 429 (auth and hook limits, per-user run limits) says when to try again.
-  if (error.status === 429) reply.header("retry-after", String(retryAfterSeconds(error)));
+  // Every 429 (auth and hook limits, per-user run limits), 503 (busy server or database, database
+  // away) and 507 (full disk) says when to try again.
+  if (RETRY_LATER_STATUSES.has(error.status)) reply.header("retry-after", String(retryAfterSeconds(error)));
   return reply.code(error.status).type("application/json; charset=utf-8").send(errorBody(error));
 }
 
@@ -53,9 +57,11 @@ function validationDetails(issues: ValidationIssue[], context: string | undefine
   });
 }
 
-/** Maps framework and plugin errors onto catalog codes; anything unknown becomes INTERNAL. */
+/** Maps framework, plugin and database errors onto catalog codes; anything unknown becomes INTERNAL. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  const storage = databaseAppError(error);
+  if (storage) return storage;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const context = (error as { validationContext?: string }).validationContext;
     return new AppError("VALIDATION_FAILED", validationDetails(error.validation, context));
@@ -87,6 +93,7 @@ export function registerErrorHandlers(
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === "INTERNAL") request.log.error({ err: error }, "unhandled error");
+    else if (appError.code === "SERVER_BUSY") request.log.warn(appError.message);
     else if (appError.status >= 500) request.log.error({ err: error }, appError.message);
     return sendError(reply, appError);
   });

@@ -6,7 +6,7 @@ export async function migrateCommand(): Promise<number> {
   const config = loadConfig();
   const database = openDatabase(config);
   try {
-    const { applied } = await migrateToLatest(database.db);
+    const { applied } = await migrateToLatest(database.db, database.kind);
     console.log(
       applied.length > 0
         ? `Applied ${applied.join(", ")} (${database.kind}).`

@@ -14,7 +14,7 @@ export async function rotateKeyCommand(args: string[]): Promise<number> {
   const config = loadConfig();
   const database = openDatabase(config);
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, database.kind);
     const keyFile = config.encryptionKey === null;
     if (keyFile) rotateKeyFile(config.dataDir);
     const box = new SecretBox({

@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "../core/config.js";
 import { AppError } from "../core/errors.js";
-import { prepareWorkflow } from "../engine/runtime/runtime.js";
+import { prepareWorkflow } from "../engine/runtime/prepare-workflow.js";
 import type { Problem } from "../engine/validator/validator.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 import { formatProblems } from "./problems-printer.js";

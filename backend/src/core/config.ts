@@ -35,6 +35,12 @@ export interface Config {
   userMaxQueued: number;
   /** Runs one user may start per minute (hooks, editor, schedules together; not the CLI). */
   userRunRatePerMinute: number;
+  /** Runs queued and running in this server process, all users together, before new runs get SERVER_BUSY. */
+  maxQueuedRuns: number;
+  /** Requests handled at once (health and sockets aside) before more get SERVER_BUSY. */
+  maxInFlight: number;
+  /** How long a statement waits for a lock another connection holds before DATABASE_BUSY. */
+  dbBusyTimeoutMs: number;
   scheduleMinIntervalSeconds: number;
   callbackRetryBaseMs: number;
   /** Base64 or hex of 32 bytes; null: a key file generated in the data dir. */
@@ -48,6 +54,8 @@ export interface EngineConfig {
   codeMode: "wasm" | "off";
   codeTimeoutMs: number;
   codeMemoryMb: number;
+  /** Sandbox children per language kept ready once that language has run (STUDIO_CODE_WARM). */
+  codeWarm: number;
   runTimeoutMs: number;
   maxSupersteps: number;
   maxEventBytes: number;
@@ -208,6 +216,7 @@ function engineConfig(env: Env): EngineConfig {
     codeMode: oneOf(env, "STUDIO_CODE_MODE", ["wasm", "off"] as const, "wasm"),
     codeTimeoutMs: integer(env, "STUDIO_CODE_TIMEOUT", 10, 1, 3600) * 1000,
     codeMemoryMb: integer(env, "STUDIO_CODE_MEMORY", 256, 32, 16384),
+    codeWarm: integer(env, "STUDIO_CODE_WARM", 1, 0, 16),
     runTimeoutMs: integer(env, "STUDIO_RUN_TIMEOUT", 3600, 1, 30 * 24 * 3600) * 1000,
     maxSupersteps: integer(env, "STUDIO_MAX_SUPERSTEPS", 200, 1, 100_000),
     maxEventBytes: integer(env, "STUDIO_MAX_EVENT_BYTES", 64 * 1024, 1024, 64 * 1024 * 1024),
@@ -249,6 +258,9 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     userMaxRuns: integer(env, "STUDIO_USER_MAX_RUNS", 2, 1, 256),
     userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),
     userRunRatePerMinute: integer(env, "STUDIO_USER_RUN_RATE", 60, 1, 100_000),
+    maxQueuedRuns: integer(env, "STUDIO_MAX_QUEUED", 10_000, 1, 10_000_000),
+    maxInFlight: integer(env, "STUDIO_MAX_IN_FLIGHT", 256, 1, 1_000_000),
+    dbBusyTimeoutMs: integer(env, "STUDIO_DB_BUSY_TIMEOUT_MS", 5000, 0, 600_000),
     scheduleMinIntervalSeconds: integer(env, "STUDIO_SCHEDULE_MIN_INTERVAL", 60, 1, 366 * 24 * 3600),
     callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),
     encryptionKey: encryptionKey(env),

@@ -109,6 +109,20 @@ export const CATALOG = {
   IMPORT_DISABLED: { status: 404, message: "Repository import is off on this server (STUDIO_ENABLE_IMPORT)." },
   // Server
   DATABASE_UNAVAILABLE: { status: 503, message: "The database does not answer." },
+  SERVER_BUSY: {
+    status: 503,
+    message:
+      "The server is taking as much work as it can (STUDIO_MAX_QUEUED runs queued, or STUDIO_MAX_IN_FLIGHT requests at once); try again after Retry-After.",
+  },
+  DATABASE_BUSY: {
+    status: 503,
+    message:
+      "The database stayed locked by another connection longer than STUDIO_DB_BUSY_TIMEOUT_MS; nothing was changed, try again after Retry-After.",
+  },
+  STORAGE_FULL: {
+    status: 507,
+    message: "The database's disk is full; nothing was changed. Try again once the operator has freed space.",
+  },
   CONFIG_INVALID: { status: 500, message: "The server configuration is not valid." },
   INTERNAL: { status: 500, message: "Something went wrong on the server." },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -1,11 +1,12 @@
 // Opens the database the configuration names (embedded SQLite, or PostgreSQL with DATABASE_URL)
 // and applies the migrations kept in models/migrations.
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
-import pg from "pg";
+import type pg from "pg";
 import type { Config } from "../core/config.js";
 import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
@@ -31,27 +32,52 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-// The embedded database's settings (see docs/en/runs.md, "Durability"):
-// - WAL: readers never block the writer, and a commit appends to one file;
-// - synchronous=NORMAL with our own WAL sync before any write is acknowledged (WalDurability):
-//   what synchronous=FULL guarantees, without blocking the event loop on the disk;
-// - busy_timeout: another process (the CLI on the same data dir) holding the write lock is waited
-//   for up to 5 s instead of failing at once;
+// The embedded database's settings; what each guarantees after a process crash or a power loss is
+// in docs/en/runs.md ("The database settings durability relies on"):
+// - journal_mode=WAL: readers never block the writer, and a commit appends to one file;
+// - synchronous=NORMAL, with the WAL file synced by WalDurability before anything that depends on a
+//   write leaves the process (an answer, an event, a call out): each acknowledged write is on disk,
+//   as with FULL, but the sync runs in the thread pool and is shared by the commits made meanwhile,
+//   instead of one fsync per COMMIT on the event loop;
+// - busy_timeout=0: the dialect waits for another connection's lock itself (STUDIO_DB_BUSY_TIMEOUT_MS),
+//   without blocking the event loop the way SQLite's own busy wait (a sleep inside the call) does;
 // - wal_autocheckpoint: a worker thread checkpoints in the background (WalCheckpointer); the
 //   connection's own checkpoint, which blocks the event loop, only when that falls far behind.
-const SQLITE_PRAGMAS = `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = ${FOREGROUND_CHECKPOINT_FRAMES};`;
+const SQLITE_PRAGMAS = `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = ${FOREGROUND_CHECKPOINT_FRAMES};`;
 
 export const SQLITE_FILE = "superstep.db";
 
+// The PostgreSQL driver loads only when DATABASE_URL asks for it (a CommonJS package, so it can be
+// required here without making opening the database asynchronous).
+const require = createRequire(import.meta.url);
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * `dbBusyTimeoutMs` (STUDIO_DB_BUSY_TIMEOUT_MS) bounds how long a statement waits for a lock held
+ * by another connection: SQLITE_BUSY on SQLite, PostgreSQL's lock_timeout (a row or table lock
+ * held by another session); the statement then fails and the request gets DATABASE_BUSY.
+ */
 export function openDatabase(
-  config: Pick<Config, "databaseUrl" | "dataDir">,
+  config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "dbBusyTimeoutMs">>,
   onIdleError: (error: Error) => void = () => {},
 ): DatabaseHandle {
+  const busyTimeoutMs = config.dbBusyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (config.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 });
+    const { Pool } = require("pg") as typeof pg;
+    // lock_timeout 0 would mean "wait for ever" to PostgreSQL.
+    const pool = new Pool({
+      connectionString: config.databaseUrl,
+      max: 10,
+      lock_timeout: Math.max(1, busyTimeoutMs),
+    });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
+    // A connection lost while a query holds it emits `error` on its client, which the pool only
+    // listens to while the client is idle: unheard, that event would end the process. The query
+    // itself fails with the same error (the request gets DATABASE_UNAVAILABLE).
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
@@ -68,7 +94,7 @@ export function openDatabase(
   sqlite.exec(SQLITE_PRAGMAS);
   const durability = new WalDurability(file);
   const checkpointer = new WalCheckpointer(file);
-  const dialect = new NodeSqliteDialect(sqlite, { durability, checkpointer });
+  const dialect = new NodeSqliteDialect(sqlite, { durability, checkpointer, busyTimeoutMs });
   const db = new Kysely<Schema>({ dialect });
   return {
     db,
@@ -88,7 +114,21 @@ export interface MigrationReport {
   applied: string[];
 }
 
-export async function migrateToLatest(db: Kysely<Schema>): Promise<MigrationReport> {
+export async function migrateToLatest(db: Kysely<Schema>, kind: DatabaseKind = "sqlite"): Promise<MigrationReport> {
+  if (kind !== "postgres") return migrate(db);
+  // A server starting while another one migrates waits for it however long that takes: the
+  // migration lock is exempt from lock_timeout (restored before the connection goes back).
+  return db.connection().execute(async (connection) => {
+    await sql`set lock_timeout = 0`.execute(connection);
+    try {
+      return await migrate(connection);
+    } finally {
+      await sql`reset lock_timeout`.execute(connection);
+    }
+  });
+}
+
+async function migrate(db: Kysely<Schema>): Promise<MigrationReport> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },

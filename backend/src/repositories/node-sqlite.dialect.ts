@@ -5,6 +5,10 @@
 // With a WalDurability (the studio's database), a write is acknowledged only once the WAL sync
 // that covers it has completed (group commit, see wal-durability.ts), and the connection is handed
 // to the next caller while that sync runs: the disk never holds the connection or the event loop.
+//
+// A lock held by another connection (another process on the same file) is waited for here,
+// asynchronously: SQLite's own busy_timeout would sleep inside the synchronous call and freeze the
+// whole process (see sqlite-busy-wait.ts).
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import {
   CompiledQuery,
@@ -18,6 +22,7 @@ import {
   SqliteQueryCompiler,
 } from "kysely";
 import type { DirectConnection } from "./prepared-query.js";
+import { waitWhileBusy } from "./sqlite-busy-wait.js";
 import type { WalCheckpointer } from "./wal-checkpointer.js";
 import type { WalDurability } from "./wal-durability.js";
 
@@ -80,6 +85,8 @@ class SharedConnection {
 class NodeSqliteConnection implements DatabaseConnection {
   readonly #shared: SharedConnection;
   readonly #release: () => void;
+  /** Until when this holder may wait for another connection's lock. */
+  readonly deadline: number;
   #released = false;
   inTransaction = false;
   /** The durability mark of this hold's last commit (0: nothing committed). */
@@ -87,9 +94,10 @@ class NodeSqliteConnection implements DatabaseConnection {
   /** Told when this hold's transaction has committed, before it is on disk. */
   readonly onCommit: (() => void)[] = [];
 
-  constructor(shared: SharedConnection, release: () => void) {
+  constructor(shared: SharedConnection, release: () => void, deadline: number) {
     this.#shared = shared;
     this.#release = release;
+    this.deadline = deadline;
   }
 
   /**
@@ -131,8 +139,9 @@ class NodeSqliteConnection implements DatabaseConnection {
     return result;
   }
 
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.run<R>(query);
+  /** A statement refused with SQLITE_BUSY changed nothing: it is tried again until the deadline. */
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return waitWhileBusy(() => this.run<R>(query), this.deadline);
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -148,24 +157,30 @@ class NodeSqliteConnection implements DatabaseConnection {
 
 class NodeSqliteDriver implements Driver {
   readonly #shared: SharedConnection;
+  readonly #busyTimeoutMs: number;
   #queue: Promise<void> = Promise.resolve();
   /** The hold whose transaction is open (only one can be: holds take turns). */
   inTransaction: NodeSqliteConnection | null = null;
 
   constructor(db: DatabaseSync, options: NodeSqliteOptions) {
     this.#shared = new SharedConnection(db, options);
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    // The wait for a lock counts from when the caller asked: a request queued behind others while
+    // another process holds the lock is answered DATABASE_BUSY at its own deadline, not after
+    // every request before it has waited its full timeout in turn.
+    const asked = Date.now();
     const previous = this.#queue;
     let release!: () => void;
     this.#queue = new Promise((resolve) => {
       release = resolve;
     });
     await previous;
-    return new NodeSqliteConnection(this.#shared, release);
+    return new NodeSqliteConnection(this.#shared, release, asked + this.#busyTimeoutMs);
   }
 
   /** Kysely awaits this before the query or transaction resolves: a write is acknowledged on disk. */
@@ -176,8 +191,14 @@ class NodeSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const held = connection as NodeSqliteConnection;
     held.inTransaction = true;
-    // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read.
-    held.run(CompiledQuery.raw("begin immediate"));
+    // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read;
+    // the lock is the one thing another connection can make it wait for.
+    try {
+      await waitWhileBusy(() => held.run(CompiledQuery.raw("begin immediate")), held.deadline);
+    } catch (error) {
+      held.inTransaction = false;
+      throw error;
+    }
     this.inTransaction = held;
   }
 
@@ -185,15 +206,23 @@ class NodeSqliteDriver implements Driver {
     const held = connection as NodeSqliteConnection;
     // Run as a write outside the transaction: the release waits until it is on disk.
     held.inTransaction = false;
+    try {
+      await waitWhileBusy(() => held.run(CompiledQuery.raw("commit")), held.deadline);
+    } catch (error) {
+      // Not committed: the transaction is still open (or SQLite rolled it back), and the rollback
+      // that follows runs inside it.
+      held.inTransaction = true;
+      throw error;
+    }
     this.inTransaction = null;
-    held.run(CompiledQuery.raw("commit"));
     for (const committed of held.onCommit.splice(0)) committed();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const held = connection as NodeSqliteConnection;
     held.inTransaction = true;
-    // A failed COMMIT may have ended the transaction already (SQLite rolls back on some errors).
+    // SQLite rolls back by itself on some errors (SQLITE_FULL, or a failed COMMIT): a second
+    // rollback would fail and hide the error that caused it.
     if (this.#shared.db.isTransaction ?? true) held.run(CompiledQuery.raw("rollback"));
     held.inTransaction = false;
     this.inTransaction = null;
@@ -222,6 +251,8 @@ export interface NodeSqliteOptions {
   durability?: WalDurability;
   /** Checkpoints the WAL from a worker thread. */
   checkpointer?: WalCheckpointer;
+  /** How long a statement waits for a lock another connection holds (SQLITE_BUSY); 5 s by default. */
+  busyTimeoutMs?: number;
 }
 
 export class NodeSqliteDialect implements Dialect {

@@ -5,8 +5,10 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
 import type { Database } from "../models/database.model.js";
 
-// Placeholder values are strings no caller passes: a parameter that holds one is bound per call.
-const PLACEHOLDER = "\u0000superstep-param:";
+// Placeholder values are strings no query holds as a constant: a parameter that holds one is bound
+// per call. Valid text for every database (PostgreSQL refuses a NUL in text), so that the query as
+// built can be shown to the database as it is (EXPLAIN in the index tests).
+const PLACEHOLDER = "\uFFFFsuperstep-param:";
 
 interface Shape {
   sql: string;

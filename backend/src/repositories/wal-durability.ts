@@ -65,8 +65,9 @@ export class WalDurability {
     });
   }
 
-  /** Waits for the syncs in flight, then closes the WAL file. */
+  /** Syncs what is not on disk yet (nothing waits for it otherwise), then closes the WAL file. */
   async close(): Promise<void> {
+    if (!this.#failure && this.#touched > this.#synced) await this.durable().catch(() => {});
     if (this.#syncing) await new Promise<void>((resolve) => this.#idle.push(resolve));
     this.#closed = true;
     const fd = this.#fd;

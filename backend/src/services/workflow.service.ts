@@ -5,7 +5,7 @@ import { contentHash } from "../core/canonical-json.js";
 import type { EngineConfig } from "../core/config.js";
 import { AppError } from "../core/errors.js";
 import type { CredentialTypeLookup, WorkflowResolver } from "../engine/runtime/ports.js";
-import { prepareWorkflow } from "../engine/runtime/runtime.js";
+import { prepareWorkflow } from "../engine/runtime/prepare-workflow.js";
 import type { WorkflowRow, WorkflowVersionRow } from "../models/database.model.js";
 import type {
   VersionContent,

@@ -1,5 +1,9 @@
 // The UI's only door to the API: unwraps {"data": …} and turns {"error": …} into ApiError,
-// whose code the UI translates (errors.<CODE> in the locale files).
+// whose code the UI translates (errors.<CODE> in the locale files). It sends the session's bearer
+// token; when the server says the session is over (expired, invalid, missing), it forgets the
+// session and tells whoever listens (the router sends the person to the login page and back).
+import { clearSession, getSession, type Session, type SessionUser } from "./session";
+
 export class ApiError extends Error {
   readonly code: string;
   readonly status: number;
@@ -7,10 +11,18 @@ export class ApiError extends Error {
 
   constructor(code: string, status: number, message: string, details: unknown) {
     super(message);
+    this.name = "ApiError";
     this.code = code;
     this.status = status;
     this.details = details;
   }
+}
+
+/** The 401 codes that mean "sign in again" (not "wrong password"). */
+export const SESSION_ENDED_CODES = new Set(["AUTH_REQUIRED", "AUTH_INVALID_TOKEN", "AUTH_TOKEN_EXPIRED"]);
+
+export function isSessionEnded(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.status === 401 && SESSION_ENDED_CODES.has(error.code);
 }
 
 export interface Health {
@@ -26,26 +38,207 @@ export interface AuthStatus {
   signup_allowed: boolean;
 }
 
-async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, { ...init, headers: { accept: "application/json", ...init.headers } });
-  } catch (error) {
-    throw new ApiError("NETWORK", 0, error instanceof Error ? error.message : String(error), null);
-  }
-  const body = (await response.json().catch(() => null)) as
-    | { data: T }
-    | { error: { code: string; message: string; details: unknown } }
-    | null;
-  if (!response.ok || !body || !("data" in body)) {
-    const error =
-      body && "error" in body ? body.error : { code: "INTERNAL", message: response.statusText, details: null };
-    throw new ApiError(error.code, response.status, error.message, error.details);
-  }
-  return body.data;
+export interface Credentials {
+  email: string;
+  password: string;
 }
 
+export interface SetupBody extends Credentials {
+  name?: string;
+}
+
+export type { Session, SessionUser };
+
+export interface StateField {
+  name: string;
+  type: "string" | "number" | "boolean" | "object" | "list" | "any";
+  reducer?: "replace" | "append" | "merge" | "add";
+  default?: unknown;
+  description?: string;
+}
+
+export interface WorkflowNode {
+  id: string;
+  type: string;
+  position: { x: number; y: number };
+  data: Record<string, unknown>;
+}
+
+export interface WorkflowEdge {
+  id: string;
+  source: string;
+  target: string;
+  label?: string;
+}
+
+/** The document the editor writes and the engine runs (backend: schemas/workflow.schema.ts). */
+export interface WorkflowDocument {
+  name: string;
+  description?: string;
+  state: StateField[];
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+}
+
+/** The server's limit on a workflow's name (workflowDocument.name: 1–200 after trimming). */
+export const WORKFLOW_NAME_MAX = 200;
+
+export interface WorkflowSummary {
+  id: string;
+  name: string;
+  description: string | null;
+  version: number;
+  content_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Workflow extends WorkflowSummary {
+  document: WorkflowDocument;
+}
+
+export interface SaveResult {
+  workflow: Workflow;
+  createdVersion: boolean;
+}
+
+export interface VersionSummary {
+  number: number;
+  content_hash: string;
+  author_id: string;
+  created_at: string;
+  restored_from: number | null;
+}
+
+export interface Version extends VersionSummary {
+  document: WorkflowDocument;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextOffset: number | null;
+}
+
+type SessionEndedListener = (error: ApiError) => void;
+let onSessionEnded: SessionEndedListener | null = null;
+
+/** Who is told when a signed-in call finds the session over (the router, to go to login). */
+export function setSessionEndedListener(listener: SessionEndedListener | null): void {
+  onSessionEnded = listener;
+}
+
+interface RequestOptions {
+  method?: "GET" | "POST" | "PUT" | "DELETE";
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** false for the public routes (status, setup, login): no token, and a 401 is not a session end. */
+  auth?: boolean;
+  signal?: AbortSignal;
+}
+
+interface Envelope<T> {
+  data: T;
+  meta?: Record<string, unknown>;
+  pagination?: { limit: number; offset: number; next_offset: number | null };
+}
+
+async function send<T>(path: string, options: RequestOptions = {}): Promise<Envelope<T>> {
+  const { method = "GET", body, auth = true, signal } = options;
+  const headers: Record<string, string> = { accept: "application/json", ...options.headers };
+  const token = auth ? getSession()?.token : undefined;
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiError("NETWORK", 0, error instanceof Error ? error.message : String(error), null);
+  }
+  const parsed = (await response.json().catch(() => null)) as
+    | Envelope<T>
+    | { error: { code: string; message: string; details: unknown } }
+    | null;
+  if (!response.ok || !parsed || !("data" in parsed)) {
+    const error =
+      parsed && "error" in parsed
+        ? parsed.error
+        : { code: response.status >= 500 ? "INTERNAL" : "NETWORK", message: response.statusText, details: null };
+    const apiError = new ApiError(error.code, response.status, error.message, error.details);
+    if (auth && isSessionEnded(apiError)) {
+      clearSession();
+      onSessionEnded?.(apiError);
+    }
+    throw apiError;
+  }
+  return parsed;
+}
+
+async function request<T>(path: string, options?: RequestOptions): Promise<T> {
+  return (await send<T>(path, options)).data;
+}
+
+async function page<T>(path: string, limit: number, offset: number): Promise<Page<T>> {
+  const separator = path.includes("?") ? "&" : "?";
+  const envelope = await send<T[]>(`${path}${separator}limit=${limit}&offset=${offset}`);
+  return { items: envelope.data, nextOffset: envelope.pagination?.next_offset ?? null };
+}
+
+/** Every item of a paginated list, page after page (the server gives at most 200 at a time). */
+async function all<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const next: Page<T> = await page<T>(path, 200, offset);
+    items.push(...next.items);
+    offset = next.nextOffset;
+  }
+  return items;
+}
+
+async function save(path: string, options: RequestOptions): Promise<SaveResult> {
+  const envelope = await send<Workflow>(path, options);
+  return { workflow: envelope.data, createdVersion: envelope.meta?.created_version === true };
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
 export const api = {
-  health: () => request<Health>("/api/health"),
-  authStatus: () => request<AuthStatus>("/api/auth/status"),
+  health: () => request<Health>("/api/health", { auth: false }),
+
+  authStatus: () => request<AuthStatus>("/api/auth/status", { auth: false }),
+  setup: (body: SetupBody) => request<Session>("/api/auth/setup", { method: "POST", body, auth: false }),
+  login: (body: Credentials) => request<Session>("/api/auth/login", { method: "POST", body, auth: false }),
+  me: () => request<SessionUser>("/api/auth/me"),
+
+  listWorkflows: () => all<WorkflowSummary>("/api/workflows"),
+  getWorkflow: (workflowId: string) => request<Workflow>(`/api/workflows/${id(workflowId)}`),
+  createWorkflow: (document: WorkflowDocument) =>
+    request<Workflow>("/api/workflows", { method: "POST", body: document }),
+  /** Saves a document; with `ifVersion`, refused (WORKFLOW_VERSION_CONFLICT) if someone saved since. */
+  saveWorkflow: (workflowId: string, document: WorkflowDocument, ifVersion?: number) =>
+    save(`/api/workflows/${id(workflowId)}`, {
+      method: "PUT",
+      body: document,
+      headers: ifVersion === undefined ? {} : { "if-match": `"${ifVersion}"` },
+    }),
+  deleteWorkflow: (workflowId: string) =>
+    request<{ id: string; deleted: true }>(`/api/workflows/${id(workflowId)}`, { method: "DELETE" }),
+  validateWorkflow: (document: unknown, workflowId?: string) =>
+    request<{ valid: true }>(
+      `/api/workflows/validate${workflowId ? `?workflow_id=${encodeURIComponent(workflowId)}` : ""}`,
+      { method: "POST", body: document },
+    ),
+
+  listVersions: (workflowId: string, limit = 50, offset = 0) =>
+    page<VersionSummary>(`/api/workflows/${id(workflowId)}/versions`, limit, offset),
+  getVersion: (workflowId: string, number: number) =>
+    request<Version>(`/api/workflows/${id(workflowId)}/versions/${number}`),
+  restoreVersion: (workflowId: string, number: number) =>
+    save(`/api/workflows/${id(workflowId)}/versions/${number}/restore`, { method: "POST" }),
 };

@@ -197,6 +197,8 @@ export const hookRoutes =
             422: errorResponse,
             404: errorResponse,
             429: errorResponse,
+            503: errorResponse,
+            507: errorResponse,
           },
         },
       },

@@ -3,8 +3,9 @@
 // connects to the checked address itself, so a second DNS answer (rebinding) cannot switch it.
 // TLS still verifies the certificate against the host name.
 import { lookup } from "node:dns/promises";
-import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import type { Agent, buildConnector } from "undici";
 import { AppError } from "../errors.js";
+import { lazyImport } from "../lazy-import.js";
 import { EgressPolicy, type EgressRule, type EgressVerdict, normalizeHost } from "./egress-policy.js";
 import { formatIp, parseIp } from "./ip-address.js";
 
@@ -12,6 +13,9 @@ import { formatIp, parseIp } from "./ip-address.js";
 export type Resolver = (host: string) => Promise<string[]>;
 /** Opens the socket to an already checked address (undici's connector); injectable for tests. */
 export type SocketOpener = buildConnector.connector;
+
+// The HTTP client (about a hundred modules) loads with the first outbound request, not at start.
+const undici = lazyImport(() => import("undici"));
 
 export const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
@@ -53,21 +57,30 @@ export interface EgressClientOptions {
 export class EgressClient {
   readonly policy: EgressPolicy;
   readonly #resolve: Resolver;
-  readonly #agent: Agent;
+  readonly #openSocket: SocketOpener | undefined;
+  /** The connection pool, made with the first request. */
+  #agent: Promise<Agent> | null = null;
 
   constructor(policy: EgressPolicy, options: EgressClientOptions = {}) {
     this.policy = policy;
     this.#resolve = options.resolve ?? systemResolver;
-    const open = options.openSocket ?? buildConnector({});
-    this.#agent = new Agent({
-      connect: (connectOptions, callback) => {
-        const port = Number(connectOptions.port) || (connectOptions.protocol === "https:" ? 443 : 80);
-        this.pin(connectOptions.hostname, port).then(
-          (address) => open({ ...connectOptions, hostname: address }, callback),
-          (error: Error) => callback(error, null),
-        );
-      },
+    this.#openSocket = options.openSocket;
+  }
+
+  #pool(): Promise<Agent> {
+    this.#agent ??= undici().then(({ Agent, buildConnector }) => {
+      const open = this.#openSocket ?? buildConnector({});
+      return new Agent({
+        connect: (connectOptions, callback) => {
+          const port = Number(connectOptions.port) || (connectOptions.protocol === "https:" ? 443 : 80);
+          this.pin(connectOptions.hostname, port).then(
+            (address) => open({ ...connectOptions, hostname: address }, callback),
+            (error: Error) => callback(error, null),
+          );
+        },
+      });
     });
+    return this.#agent;
   }
 
   /**
@@ -103,7 +116,8 @@ export class EgressClient {
   /** fetch() through the policy; a refusal surfaces as AppError EGRESS_REFUSED. */
   async fetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
     try {
-      const response = await undiciFetch(input, { ...(init as object), dispatcher: this.#agent });
+      const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([undici(), this.#pool()]);
+      const response = await undiciFetch(input, { ...(init as object), dispatcher });
       return response as unknown as Response;
     } catch (error) {
       throw egressRefusalIn(error) ?? error;
@@ -113,8 +127,8 @@ export class EgressClient {
   /** A fetch function to hand to SDKs that accept one (model providers call it with a URL). */
   readonly fetchFunction = (input: string | URL, init?: RequestInit): Promise<Response> => this.fetch(input, init);
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  async close(): Promise<void> {
+    if (this.#agent) await (await this.#agent).close();
   }
 }
 

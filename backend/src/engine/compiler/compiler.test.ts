@@ -4,7 +4,7 @@ import { nestedSubgraphs } from "../../../test/adversarial-workflows.js";
 import { collect, edge, engineConfig } from "../../../test/engine-harness.js";
 import { runStream, validationEnvironment } from "../runtime/runtime.js";
 import { validateWorkflow } from "../validator/validator.js";
-import { compileWorkflow } from "./compiler.js";
+import { COMPILED_GRAPHS_KEPT, compiledGraphsKept, compileWorkflow } from "./compiler.js";
 
 describe("compiler", () => {
   it("compiles a child shared by many Subgraph nodes once, however deep the nesting", async () => {
@@ -57,5 +57,30 @@ describe("compiled graph cache", () => {
     };
     expect(await threads(savers[0] as MemorySaver)).toEqual(["cache-0"]);
     expect(await threads(savers[1] as MemorySaver)).toEqual(["cache-1"]);
+  });
+});
+
+describe("compiled graph cache bound", () => {
+  it("keeps at most COMPILED_GRAPHS_KEPT graphs, dropping the least recently used first", async () => {
+    const environment = validationEnvironment(engineConfig());
+    const validated = async (i: number) => {
+      const result = await validateWorkflow(
+        { name: `bound ${i}`, state: [], nodes: [], edges: [edge("start", "end")] },
+        environment,
+      );
+      if (!result.ok) throw new Error(JSON.stringify(result.problems));
+      return result.workflow;
+    };
+    const first = compileWorkflow(await validated(0));
+    const kept = compileWorkflow(await validated(1));
+    for (let i = 2; i < COMPILED_GRAPHS_KEPT + 50; i++) {
+      compileWorkflow(await validated(i));
+      // Used all along, so never the least recently used one.
+      expect(compileWorkflow(await validated(1))).toBe(kept);
+    }
+    expect(compiledGraphsKept()).toBe(COMPILED_GRAPHS_KEPT);
+    // The first one was dropped: compiling its content again builds a new graph.
+    expect(compileWorkflow(await validated(0))).not.toBe(first);
+    expect(compiledGraphsKept()).toBe(COMPILED_GRAPHS_KEPT);
   });
 });

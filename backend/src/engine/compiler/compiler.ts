@@ -173,9 +173,16 @@ function compileKey(workflow: ValidatedWorkflow): string {
 }
 
 // Compiled graphs carry no checkpointer: each run lends its own through the config (see
-// withCheckpointer), so one compiled graph serves every run of the same content.
+// withCheckpointer), so one compiled graph serves every run of the same content. At most
+// COMPILED_GRAPHS_KEPT are kept, the least recently used dropped first: the server's memory does
+// not grow with the number of distinct workflows it has run.
 const cache = new Map<string, CompiledGraph>();
-const CACHE_LIMIT = 200;
+export const COMPILED_GRAPHS_KEPT = 200;
+
+/** How many compiled graphs are kept (tests). */
+export function compiledGraphsKept(): number {
+  return cache.size;
+}
 
 /** The compiled graph for a workflow, from the cache when the same content was compiled before. */
 export function compileWorkflow(workflow: ValidatedWorkflow): CompiledGraph {
@@ -188,7 +195,7 @@ export function compileWorkflow(workflow: ValidatedWorkflow): CompiledGraph {
     return cached;
   }
   const graph = build(workflow);
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  if (cache.size >= COMPILED_GRAPHS_KEPT) cache.delete(cache.keys().next().value as string);
   cache.set(key, graph);
   return graph;
 }

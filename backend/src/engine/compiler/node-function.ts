@@ -4,8 +4,8 @@ import { isGraphInterrupt, type LangGraphRunnableConfig } from "@langchain/langg
 import { AppError } from "../../core/errors.js";
 import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
 import { type Executor, SIDE_EFFECT_TYPES } from "../nodes/node-execution.js";
-import type { EventError } from "../runtime/events.js";
 import { truncateForEvent } from "../runtime/limits.js";
+import { NodeFailure, toEventError } from "../runtime/node-failure.js";
 import { emitNodeEvent, runContextOf, superstepOf } from "../runtime/run-context.js";
 import { fitsType, kindOf } from "../runtime/state-types.js";
 import type { TemplateScope } from "../templates/template.js";
@@ -23,24 +23,8 @@ import {
 type AnyState = Record<string, unknown>;
 export type NodeFunction = (state: AnyState, config: LangGraphRunnableConfig) => Promise<AnyState>;
 
-/** A node failure already reported as an `error` event; the runtime ends the run with it. */
-export class NodeFailure extends Error {
-  readonly nodeId: string;
-  readonly error: EventError;
-  constructor(nodeId: string, error: EventError) {
-    super(error.message);
-    this.name = "NodeFailure";
-    this.nodeId = nodeId;
-    this.error = error;
-  }
-}
-
-export function toEventError(error: unknown): EventError {
-  if (error instanceof AppError) return { code: error.code, message: error.message, details: error.details };
-  if (error instanceof NodeFailure) return error.error;
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: "NODE_FAILED", message };
-}
+// Defined without LangGraph so that the run executor can classify errors before it loads it.
+export { NodeFailure, toEventError };
 
 /** What a For each body contributes for its item: its output field, or its whole update. */
 function bodyValue(node: TypedNode, update: AnyState): unknown {

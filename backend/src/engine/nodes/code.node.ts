@@ -13,7 +13,9 @@ async function sandboxed(env: ExecutionEnv, call: SandboxCall): Promise<unknown>
   // Loaded on first use: workflows without code never load the sandbox.
   const { runInSandbox } = await import("../sandbox/sandbox.js");
   const result: SandboxResult = await withSandboxSlot(() =>
-    runInSandbox(call, { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb }, signal),
+    runInSandbox(call, { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb }, signal, {
+      warm: engine.codeWarm,
+    }),
   );
   if (signal.aborted) throw signal.reason;
   if (!result.ok) throw new AppError(result.code, { logs: result.logs }, result.message);

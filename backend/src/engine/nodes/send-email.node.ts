@@ -2,9 +2,10 @@
 // reached through the egress policy. The Message-ID is derived from the idempotency key, so a
 // receiving system can recognise a message sent again after a crash.
 import { isIP } from "node:net";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { egressClientFor } from "../../core/egress/egress-client.js";
 import { AppError } from "../../core/errors.js";
+import { lazyImport } from "../../core/lazy-import.js";
 import type { RunContext } from "../runtime/run-context.js";
 import { credentialFor } from "../runtime/run-credentials.js";
 import { renderText } from "../templates/template.js";
@@ -12,6 +13,9 @@ import type { TypedNode } from "../validator/validator.js";
 import type { Executor } from "./node-execution.js";
 
 type EmailNode = Extract<TypedNode, { type: "send_email" }>;
+
+/** The mail client, loaded with the first email a run sends. */
+export const mailModule = lazyImport(async () => (await import("nodemailer")).default);
 
 export function messageIdFor(key: string): string {
   return `<${key.replace(/[^A-Za-z0-9._-]/g, ".")}@superstep>`;
@@ -24,6 +28,7 @@ export function messageIdFor(key: string): string {
 async function credentialTransport(ctx: RunContext, credentialId: string): Promise<Transporter> {
   const { data } = credentialFor(ctx.credentials, credentialId, ["smtp"]);
   const address = await egressClientFor(ctx.engine.egressAllow).pin(data.host, data.port);
+  const nodemailer = await mailModule();
   return nodemailer.createTransport({
     host: address,
     port: data.port,
@@ -36,7 +41,7 @@ async function credentialTransport(ctx: RunContext, credentialId: string): Promi
 async function transportFor(ctx: RunContext, credentialId: string | undefined): Promise<Transporter> {
   if (credentialId) return credentialTransport(ctx, credentialId);
   if (!ctx.engine.smtpUrl) throw new AppError("EMAIL_FAILED", null, "Send email needs STUDIO_SMTP_URL on this server.");
-  return nodemailer.createTransport(ctx.engine.smtpUrl);
+  return (await mailModule()).createTransport(ctx.engine.smtpUrl);
 }
 
 export const executeSendEmail: Executor<EmailNode> = async ({ node, scope, ctx, key }) => {

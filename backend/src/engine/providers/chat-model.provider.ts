@@ -4,15 +4,22 @@
 // base URLs: values are always passed explicitly so the SDKs never fall back to environment
 // variables on their own. A server key goes only to its provider's configured endpoint (or one
 // the administrator lists); every request goes through the egress policy.
-import { ChatAnthropic } from "@langchain/anthropic";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import { ChatOpenAI } from "@langchain/openai";
+import type { BaseMessage } from "@langchain/core/messages";
 import type { EngineConfig } from "../../core/config.js";
 import { EgressClient, egressRefusalIn } from "../../core/egress/egress-client.js";
 import { EgressPolicy, type EgressRule, parseEgressRule } from "../../core/egress/egress-policy.js";
 import { AppError } from "../../core/errors.js";
+import { lazyImport } from "../../core/lazy-import.js";
 import { answerSchemaProblem, checkAnswer } from "./answer-schema.js";
+
+// The SDKs (OpenAI's and Anthropic's clients with LangChain around them: hundreds of modules) load
+// with the first model call: a server whose workflows call no model never pays for them.
+export const providerModules = {
+  openai: lazyImport(() => import("@langchain/openai")),
+  anthropic: lazyImport(() => import("@langchain/anthropic")),
+  messages: lazyImport(() => import("@langchain/core/messages")),
+};
 
 export type ProviderName = "openai" | "anthropic";
 
@@ -148,6 +155,7 @@ async function openModel(settings: ModelSettings, providers: ProviderConfig): Pr
   const apiKey = secret ?? PLACEHOLDER_KEY;
   const fetch = egressFor(providers).fetchFunction as typeof globalThis.fetch;
   if (settings.provider === "anthropic") {
+    const { ChatAnthropic } = await providerModules.anthropic();
     const model = new ChatAnthropic({
       model: settings.model,
       apiKey,
@@ -161,6 +169,7 @@ async function openModel(settings: ModelSettings, providers: ProviderConfig): Pr
     });
     return { model, secret };
   }
+  const { ChatOpenAI } = await providerModules.openai();
   const model = new ChatOpenAI({
     model: settings.model,
     apiKey,
@@ -175,7 +184,8 @@ async function openModel(settings: ModelSettings, providers: ProviderConfig): Pr
   return { model, secret };
 }
 
-function toMessages(turn: ChatTurn): BaseMessage[] {
+async function toMessages(turn: ChatTurn): Promise<BaseMessage[]> {
+  const { HumanMessage, SystemMessage } = await providerModules.messages();
   const messages: BaseMessage[] = [];
   if (turn.system?.trim()) messages.push(new SystemMessage(turn.system));
   messages.push(new HumanMessage(turn.prompt));
@@ -201,7 +211,7 @@ export async function streamChat(
   let text = "";
   const usage: TokenUsage = { input_tokens: 0, output_tokens: 0 };
   try {
-    const stream = await model.stream(toMessages(turn), { signal });
+    const stream = await model.stream(await toMessages(turn), { signal });
     for await (const chunk of stream) {
       const piece = chunk.text;
       if (piece) {
@@ -244,7 +254,7 @@ export async function structuredChat(
   const runnable = model.withStructuredOutput(schema, { name: "answer", method: "functionCalling", includeRaw: true });
   let result: { raw: BaseMessage; parsed: unknown };
   try {
-    result = await runnable.invoke(toMessages(turn), { signal });
+    result = await runnable.invoke(await toMessages(turn), { signal });
   } catch (error) {
     throw providerError(error, settings.provider, secret, signal);
   }
@@ -253,7 +263,7 @@ export async function structuredChat(
   if (problems.length > 0 || !isPlainObject(parsed)) {
     throw new AppError(
       "LLM_OUTPUT_INVALID",
-      { provider: settings.provider, problems, output: clip(rawAnswer(raw, parsed)) },
+      { provider: settings.provider, problems, output: clip(await rawAnswer(raw, parsed)) },
       `The model's answer does not match the schema: ${problems.join("; ")}.`,
     );
   }
@@ -261,8 +271,9 @@ export async function structuredChat(
 }
 
 /** What the model actually said, for the error details: tool arguments or plain text. */
-function rawAnswer(raw: BaseMessage, parsed: unknown): string {
+async function rawAnswer(raw: BaseMessage, parsed: unknown): Promise<string> {
   if (parsed !== null && parsed !== undefined) return JSON.stringify(parsed);
+  const { AIMessage } = await providerModules.messages();
   if (AIMessage.isInstance(raw)) {
     const invalid = raw.invalid_tool_calls?.[0]?.args;
     if (typeof invalid === "string" && invalid) return invalid;

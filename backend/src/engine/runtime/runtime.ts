@@ -12,26 +12,21 @@ import {
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import { type CompiledGraph, compileWorkflow, initialHiddenState, withCheckpointer } from "../compiler/compiler.js";
-import { NodeFailure, toEventError } from "../compiler/node-function.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
-import { serverKeyNeeded } from "../providers/chat-model.provider.js";
-import type { ValidatedWorkflow, ValidationEnvironment } from "../validator/validator.js";
-import { validateWorkflow } from "../validator/validator.js";
+import type { ValidatedWorkflow } from "../validator/validator.js";
 import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
 import { jsonBytes } from "./limits.js";
-import {
-  type CredentialResolver,
-  type CredentialTypeLookup,
-  MemoryResultLedger,
-  type ResultLedger,
-  type WorkflowResolver,
-} from "./ports.js";
+import { NodeFailure, toEventError } from "./node-failure.js";
+import { type CredentialResolver, MemoryResultLedger, type ResultLedger, type WorkflowResolver } from "./ports.js";
+import { prepareWorkflow } from "./prepare-workflow.js";
 import { asNodeEvent, type RunContext } from "./run-context.js";
 import { memoized, openRunCredentials } from "./run-credentials.js";
 import { checkRunInput } from "./run-input.js";
-import { rememberedValidation, rememberValidation, StoredDocument } from "./stored-document.js";
 import { testPauseFor } from "./test-pause.js";
+
+// Validation needs no LangGraph: services that only validate import prepare-workflow.js directly.
+export { prepareWorkflow, validationEnvironment } from "./prepare-workflow.js";
 
 export interface RunOptions {
   engine: EngineConfig;
@@ -71,72 +66,6 @@ export interface RunOutcome {
   next?: string[];
   supersteps: number;
   nextSeq: number;
-}
-
-export function validationEnvironment(
-  engine: EngineConfig,
-  resolveWorkflow?: WorkflowResolver,
-  credentialType?: CredentialTypeLookup,
-): ValidationEnvironment {
-  return {
-    codeMode: engine.codeMode,
-    providers: {
-      openai: { configured: Boolean(engine.openai.apiKey || engine.openai.baseUrl), variable: "OPENAI_API_KEY" },
-      anthropic: { configured: Boolean(engine.anthropic.apiKey), variable: "ANTHROPIC_API_KEY" },
-    },
-    serverKeyNeeded: (provider, baseUrl) => serverKeyNeeded(provider, baseUrl, engine),
-    smtpConfigured: Boolean(engine.smtpUrl),
-    maxSubgraphDepth: engine.maxSubgraphDepth,
-    resolveWorkflow: resolveWorkflow ?? (async () => undefined),
-    credentialType: credentialType ?? (async () => undefined),
-  };
-}
-
-/**
- * Validates a document for running; AppError WORKFLOW_INVALID lists every problem. A
- * StoredDocument's validation is remembered by its text when nothing but the text and the engine
- * settings decided it (see stored-document.ts).
- */
-export async function prepareWorkflow(
-  document: unknown,
-  options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId"> & { credentialType?: CredentialTypeLookup },
-): Promise<ValidatedWorkflow> {
-  if (!(document instanceof StoredDocument)) return validateForRun(document, options);
-  const known = rememberedValidation(options.engine, document);
-  if (known) return known;
-  // Whether the validation looked outside the document (another workflow, a credential).
-  let consulted = false;
-  const { resolveWorkflow, credentialType } = options;
-  const workflow = await validateForRun(document.parsed(), {
-    ...options,
-    resolveWorkflow: resolveWorkflow
-      ? (id, version) => {
-          consulted = true;
-          return resolveWorkflow(id, version);
-        }
-      : undefined,
-    credentialType: credentialType
-      ? (id) => {
-          consulted = true;
-          return credentialType(id);
-        }
-      : undefined,
-  });
-  if (!consulted) rememberValidation(options.engine, document, workflow);
-  return workflow;
-}
-
-async function validateForRun(
-  document: unknown,
-  options: Pick<RunOptions, "engine" | "resolveWorkflow" | "workflowId"> & { credentialType?: CredentialTypeLookup },
-): Promise<ValidatedWorkflow> {
-  const environment = validationEnvironment(options.engine, options.resolveWorkflow, options.credentialType);
-  const result = await validateWorkflow(document, environment, {
-    depth: 0,
-    chain: options.workflowId ? [options.workflowId] : [],
-  });
-  if (!result.ok) throw new AppError("WORKFLOW_INVALID", result.problems);
-  return result.workflow;
 }
 
 function outputOf(workflow: ValidatedWorkflow, state: Record<string, unknown>): Record<string, unknown> {
@@ -206,6 +135,29 @@ export async function* runStream(
   input: unknown,
   options: RunOptions,
 ): AsyncGenerator<StudioEvent, RunOutcome> {
+  // The run timeout's timer is cleared when the call ends. AbortSignal.timeout() cannot be
+  // cleared: it kept every ended run's signals, and what their listeners hold, for the whole
+  // STUDIO_RUN_TIMEOUT (an hour by default), a few kilobytes per run.
+  let timer: NodeJS.Timeout | undefined;
+  const timeoutAfter = (ms: number): AbortSignal => {
+    const controller = new AbortController();
+    timer = setTimeout(() => controller.abort(new DOMException("The run timed out", "TimeoutError")), ms);
+    timer.unref();
+    return controller.signal;
+  };
+  try {
+    return yield* streamTurn(document, input, options, timeoutAfter);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function* streamTurn(
+  document: unknown,
+  input: unknown,
+  options: RunOptions,
+  timeoutAfter: (ms: number) => AbortSignal,
+): AsyncGenerator<StudioEvent, RunOutcome> {
   const credentialsOf = memoized(options.credentials ?? (async () => undefined));
   const workflow = await prepareWorkflow(document, {
     ...options,
@@ -221,7 +173,7 @@ export async function* runStream(
     ? null
     : { ...initialHiddenState(workflow), ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
 
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? options.engine.runTimeoutMs);
+  const timeout = timeoutAfter(options.timeoutMs ?? options.engine.runTimeoutMs);
   const stateLimit = new AbortController();
   const signal = AbortSignal.any([timeout, stateLimit.signal, ...(options.signal ? [options.signal] : [])]);
   const testPause = testPauseFor(options.engine, runId, signal);

@@ -40,6 +40,8 @@ describe("childCommand", () => {
       expect(flags).not.toMatch(/--allow-(child-process|worker|addons|wasi|fs-write|net|inspector)/);
     }
     expect(childCommand("python", 64).flags).toContain("--max-old-space-size=256");
+    // A child started from the Pyodide snapshot reads it from a descriptor it is handed: no path.
+    expect(childCommand("python", 64, { fromSnapshot: true }).flags).toEqual(childCommand("python", 64).flags);
   });
 
   it("the flags alone refuse reads outside the grant, writes, processes, workers and eval", () => {

@@ -8,12 +8,25 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 export type RuntimeLanguage = "javascript" | "python";
 
+/**
+ * How a Python child loads Pyodide: from its package, taking a memory snapshot on the way
+ * (`makeSnapshot`), or from a snapshot the parent hands it as file descriptor SNAPSHOT_FD
+ * (`fromSnapshot`): an unlinked file, so the child needs no permission to read any path for it.
+ */
+export interface PythonStart {
+  makeSnapshot?: boolean;
+  fromSnapshot?: boolean;
+}
+
+/** The child's file descriptor that holds the snapshot, when it starts from one. */
+export const SNAPSHOT_FD = 3;
+
 export interface ChildCommand {
   /** Node options that wall the child in; the child is started as `node ...flags script`. */
   flags: string[];
   /** The child's entry script. */
   script: string;
-  /** The script's arguments: the language and the runtime modules (see `runtime`). */
+  /** The script's arguments: the language, the runtime modules (see `runtime`) and the start. */
   scriptArgs: string[];
   /** Module URLs the child imports to load its runtime (absolute, so it resolves nothing itself). */
   runtime: Record<string, string>;
@@ -39,7 +52,7 @@ const HOST_HEAP_BASE_MB = 128;
 
 const runtimes = new Map<RuntimeLanguage, Runtime>();
 
-export function childCommand(language: RuntimeLanguage, memoryMb: number): ChildCommand {
+export function childCommand(language: RuntimeLanguage, memoryMb: number, start: PythonStart = {}): ChildCommand {
   const runtime = runtimes.get(language) ?? resolveRuntime(language);
   runtimes.set(language, runtime);
   const readable = [...CHILD_MODULES[language].map((file) => join(SANDBOX_DIR, file)), ...runtime.readDirs];
@@ -56,7 +69,15 @@ export function childCommand(language: RuntimeLanguage, memoryMb: number): Child
       `--max-old-space-size=${HOST_HEAP_BASE_MB + 2 * memoryMb}`,
     ],
     script: CHILD_SCRIPT,
-    scriptArgs: [language, JSON.stringify(runtime.modules)],
+    scriptArgs: [
+      language,
+      JSON.stringify(runtime.modules),
+      JSON.stringify(
+        language === "python"
+          ? { makeSnapshot: start.makeSnapshot === true, snapshotFd: start.fromSnapshot ? SNAPSHOT_FD : null }
+          : {},
+      ),
+    ],
     runtime: runtime.modules,
   };
 }
@@ -69,8 +90,9 @@ function resolveRuntime(language: RuntimeLanguage): Runtime {
       modules: { pyodide: pyodide.entryUrl, pyodideDir: `${pyodide.dir}${sep}` },
     };
   }
-  // quickjs-emscripten is the declared dependency; the child loads its core and its default
-  // (release, sync) WebAssembly variant directly, which are all it needs.
+  // quickjs-emscripten is the declared dependency; the child loads its core and the parts of its
+  // default (release, sync) WebAssembly variant directly: the Emscripten factory, the FFI and the
+  // .wasm file, which it compiles once and instantiates afresh for every call.
   const quickjs = packageOf("quickjs-emscripten", import.meta.url);
   const from = join(quickjs.dir, "package.json");
   const core = packageOf("quickjs-emscripten-core", from);
@@ -78,12 +100,25 @@ function resolveRuntime(language: RuntimeLanguage): Runtime {
   const ffiTypes = packageOf("@jitl/quickjs-ffi-types", join(core.dir, "package.json"));
   return {
     readDirs: [core.dir, variant.dir, ffiTypes.dir],
-    modules: { core: core.entryUrl, variant: variant.entryUrl },
+    modules: {
+      core: core.entryUrl,
+      factory: variant.exportUrl("./emscripten-module"),
+      ffi: variant.exportUrl("./ffi"),
+      wasm: variant.exportUrl("./wasm"),
+    },
   };
 }
 
-/** The directory of an installed package and the URL of its ES module entry. */
-function packageOf(name: string, from: string): { dir: string; entryUrl: string } {
+interface Package {
+  dir: string;
+  /** URL of the package's ES module entry. */
+  entryUrl: string;
+  /** URL of one of the package's exported subpaths (its ES module file, or the file itself). */
+  exportUrl: (subpath: string) => string;
+}
+
+/** The directory of an installed package and the URLs of its ES module entry and exports. */
+function packageOf(name: string, from: string): Package {
   const resolved = createRequire(from).resolve(name);
   let dir = dirname(resolved);
   while (!isPackageRoot(dir, name)) {
@@ -95,11 +130,19 @@ function packageOf(name: string, from: string): { dir: string; entryUrl: string 
     exports?: Record<string, unknown>;
     module?: string;
   };
-  const main = manifest.exports?.["."];
-  const entry =
-    typeof main === "string" ? main : ((main as { import?: unknown } | undefined)?.import ?? manifest.module);
+  const importOf = (target: unknown) =>
+    typeof target === "string" ? target : (target as { import?: unknown } | undefined)?.import;
+  const entry = importOf(manifest.exports?.["."]) ?? manifest.module;
   if (typeof entry !== "string") throw new Error(`${name} has no ES module entry`);
-  return { dir, entryUrl: pathToFileURL(join(dir, entry)).href };
+  return {
+    dir,
+    entryUrl: pathToFileURL(join(dir, entry)).href,
+    exportUrl: (subpath) => {
+      const target = importOf(manifest.exports?.[subpath]);
+      if (typeof target !== "string") throw new Error(`${name} does not export ${subpath}`);
+      return pathToFileURL(join(dir, target)).href;
+    },
+  };
 }
 
 function isPackageRoot(dir: string, name: string): boolean {

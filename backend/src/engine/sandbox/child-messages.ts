@@ -1,11 +1,11 @@
 // The parent's reading of what a sandbox child writes on stdout (the protocol is described in
 // sandbox-child.mjs). The child runs user code, so every line is validated, never trusted.
 
-import type { ChildProcess } from "node:child_process";
-
 export type FailureCode = "CODE_ERROR" | "CODE_TIMEOUT" | "CODE_MEMORY" | "CODE_RESULT_INVALID";
 
 export type ChildMessage =
+  | { type: "snapshot"; bytes: number }
+  | { type: "ready" }
   | { type: "started" }
   | { type: "log"; line: string }
   | { type: "result"; ok: true }
@@ -25,6 +25,10 @@ export function parseMessage(line: string): ChildMessage | null {
   }
   if (typeof message !== "object" || message === null) return null;
   const m = message as Record<string, unknown>;
+  if (m.type === "snapshot" && Number.isSafeInteger(m.bytes) && (m.bytes as number) >= 0) {
+    return { type: "snapshot", bytes: m.bytes as number };
+  }
+  if (m.type === "ready") return { type: "ready" };
   if (m.type === "started") return { type: "started" };
   if (m.type === "log" && typeof m.line === "string") return { type: "log", line: m.line };
   if (m.type === "result" && m.ok === true) return { type: "result", ok: true };
@@ -52,26 +56,63 @@ export function parseResultValue(line: string): { ok: true; value: unknown } | {
   }
 }
 
-/** Splits the child's stdout into lines, giving up (overflow) past maxBytes in total. */
-export function readLines(
-  child: ChildProcess,
-  maxBytes: number,
-  on: { line: (line: string) => void; overflow: () => void },
-): void {
-  let pending: Buffer[] = [];
-  let total = 0;
-  child.stdout?.on("data", (chunk: Buffer) => {
-    total += chunk.length;
-    if (total > maxBytes) {
-      on.overflow();
+/**
+ * Splits a child's stdout into lines, and into a run of raw bytes when asked to (the snapshot that
+ * follows a "snapshot" message). Bytes are counted against a budget that each call resets: past
+ * it, `overflow` is called once and nothing more is read.
+ */
+export class ProtocolReader {
+  #pending: Buffer[] = [];
+  #raw: { remaining: number; parts: Buffer[]; done: (bytes: Buffer) => void } | null = null;
+  #budget = Number.POSITIVE_INFINITY;
+  #used = 0;
+  #overflowed = false;
+
+  constructor(private readonly on: { line: (line: string) => void; overflow: () => void }) {}
+
+  /** Counts from zero again against a new budget (a new call). */
+  setBudget(maxBytes: number): void {
+    this.#budget = maxBytes;
+    this.#used = 0;
+  }
+
+  /** The next `count` bytes are raw data for `done`, not lines; call from within `line`. */
+  expectBytes(count: number, done: (bytes: Buffer) => void): void {
+    if (count === 0) done(Buffer.alloc(0));
+    else this.#raw = { remaining: count, parts: [], done };
+  }
+
+  push(chunk: Buffer): void {
+    if (this.#overflowed) return;
+    this.#used += chunk.length;
+    if (this.#used > this.#budget) {
+      this.#overflowed = true;
+      this.on.overflow();
       return;
     }
     let rest = chunk;
-    for (let newline = rest.indexOf(10); newline !== -1; newline = rest.indexOf(10)) {
-      on.line(Buffer.concat([...pending, rest.subarray(0, newline)]).toString("utf8"));
-      pending = [];
+    while (rest.length > 0 && !this.#overflowed) {
+      const raw = this.#raw;
+      if (raw) {
+        const taken = rest.subarray(0, raw.remaining);
+        raw.parts.push(taken);
+        raw.remaining -= taken.length;
+        rest = rest.subarray(taken.length);
+        if (raw.remaining === 0) {
+          this.#raw = null;
+          raw.done(Buffer.concat(raw.parts));
+        }
+        continue;
+      }
+      const newline = rest.indexOf(10);
+      if (newline === -1) {
+        this.#pending.push(rest);
+        return;
+      }
+      const line = Buffer.concat([...this.#pending, rest.subarray(0, newline)]).toString("utf8");
+      this.#pending = [];
       rest = rest.subarray(newline + 1);
+      this.on.line(line);
     }
-    if (rest.length > 0) pending.push(rest);
-  });
+  }
 }

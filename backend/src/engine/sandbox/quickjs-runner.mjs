@@ -2,6 +2,7 @@
 // ECMAScript built-ins and a console shim: no host function crosses the boundary except one that
 // takes a string for the log. Arguments go in and the result comes out as JSON text.
 
+import { readFileSync } from "node:fs";
 import { capWasmMemory } from "./child-lockdown.mjs";
 
 // QuickJS counts its own stack; past this depth it throws "stack overflow" instead of letting the
@@ -10,6 +11,15 @@ const MAX_STACK_BYTES = 256 * 1024;
 // Room above the memory limit for the interpreter's own structures and allocator slack.
 const WASM_SLACK_BYTES = 16 * 1024 * 1024;
 const USER_FILE = "main.js";
+const WARM_UP = {
+  code: 'async function main(state, item) { console.log("warm"); return { words: String(state.text).split(" ").length, item }; }',
+  args: [{ text: "warm up" }, 1],
+  timeoutMs: 60_000,
+  memoryMb: 16,
+};
+const WARM_UP_CALLS = 20;
+// What the Emscripten factory resolves each time it builds an instance (see lockDown).
+const FACTORY_IMPORTS = ["node:module", "node:fs", "node:path", "node:url"];
 
 // Evaluated before the user code, in its own function scope: it captures the built-ins it needs
 // (so the user code cannot swap them) and returns the helpers the host calls. Nothing here is
@@ -101,34 +111,87 @@ const PRELUDE = `(function (hostLog) {
 })`;
 
 /**
- * Loads QuickJS. Returns `prepare(request)`, which returns the function that runs the call:
- * loading happens before the child has a request (a spare child waits loaded), running after the
- * child has locked itself down.
+ * Loads QuickJS once per child: the Emscripten factory, the FFI and the compiled WebAssembly
+ * module. Every call then gets a fresh WebAssembly instance (its own linear memory) with one
+ * runtime and one context in it, built ahead of need while the child waits, and dropped after the
+ * call: nothing a call leaves in memory, globals or prototypes is there for the next one.
+ * Returns `{ lockDown, prepare(request, log) }`; `prepare` returns the function that runs the call.
  */
-export async function loadJavaScript(runtimeModules, log) {
-  const [core, variant] = await Promise.all([import(runtimeModules.core), import(runtimeModules.variant)]);
-  const quickjs = await core.newQuickJSWASMModuleFromVariant(variant.default);
+export async function loadJavaScript(runtimeModules) {
+  const [core, factoryModule, ffiModule] = await Promise.all([
+    import(runtimeModules.core),
+    import(runtimeModules.factory),
+    import(runtimeModules.ffi),
+  ]);
+  const createEmscriptenModule = factoryModule.default;
+  const { QuickJSFFI } = ffiModule;
+  const { QuickJSWASMModule, shouldInterruptAfterDeadline } = core;
+  const compiled = await WebAssembly.compile(readFileSync(new URL(runtimeModules.wasm)));
 
-  return (request) => {
-    const memory = quickjs.getWasmMemory();
-    const memoryBytes = request.memoryMb * 1024 * 1024;
-    const growRefused = capWasmMemory(memory, memory.buffer.byteLength + memoryBytes + WASM_SLACK_BYTES);
-    return () => {
-      const runtime = quickjs.newRuntime();
-      // The limit QuickJS counts itself; some allocations (long strings) escape its count, so the
-      // WebAssembly memory cap above is the backstop.
-      runtime.setMemoryLimit(memoryBytes);
-      runtime.setMaxStackSize(MAX_STACK_BYTES);
-      const deadline = Date.now() + request.timeoutMs;
-      runtime.setInterruptHandler(core.shouldInterruptAfterDeadline(deadline));
-      // Nothing is disposed: the child exits after this one call, and disposing after an abrupt
-      // failure would only trip QuickJS's leak assertions.
-      return runInContext(runtime.newContext(), runtime, request, log, () => ({
-        timedOut: Date.now() >= deadline,
-        outOfMemory: growRefused(),
-      }));
-    };
+  const newInstance = async () => {
+    const emscripten = await createEmscriptenModule({
+      instantiateWasm(imports, onSuccess) {
+        const instance = new WebAssembly.Instance(compiled, imports);
+        onSuccess(instance, compiled);
+        return instance.exports;
+      },
+    });
+    emscripten.type = "sync";
+    return new QuickJSWASMModule(emscripten, new QuickJSFFI(emscripten));
   };
+  let next = newInstance();
+  // The first instance is built before the lockdown: a failure to build one shows at load.
+  await next;
+  // After a call has answered, the next instance is built while the child waits: an instance
+  // serves one call only.
+  const buildNext = () => {
+    next = newInstance();
+    // A failure to build it is reported by the next call that awaits it, not as an unhandled
+    // rejection now.
+    next.catch(() => {});
+  };
+
+  const runtime = {
+    lockDown: { allowImports: { parentURL: runtimeModules.factory, specifiers: FACTORY_IMPORTS } },
+    async prepare(request, log) {
+      const quickjs = await next;
+      next = null;
+      const memory = quickjs.getWasmMemory();
+      const memoryBytes = request.memoryMb * 1024 * 1024;
+      const growRefused = capWasmMemory(memory, memory.buffer.byteLength + memoryBytes + WASM_SLACK_BYTES);
+      return () => {
+        const runtime = quickjs.newRuntime();
+        // The limit QuickJS counts itself; some allocations (long strings) escape its count, so the
+        // WebAssembly memory cap above is the backstop.
+        runtime.setMemoryLimit(memoryBytes);
+        runtime.setMaxStackSize(MAX_STACK_BYTES);
+        const deadline = Date.now() + request.timeoutMs;
+        runtime.setInterruptHandler(shouldInterruptAfterDeadline(deadline));
+        // Nothing is disposed: the whole instance is dropped after this one call, and disposing
+        // after an abrupt failure would only trip QuickJS's leak assertions.
+        return runInContext(runtime.newContext(), runtime, request, log, () => ({
+          timedOut: Date.now() >= deadline,
+          outOfMemory: growRefused(),
+        }));
+      };
+    },
+    afterCall: buildNext,
+  };
+  // WebAssembly functions compile on their first call, and the hot ones are optimised after a few
+  // more: calls of our own code, each in an instance of its own, do that so that user calls do not
+  // pay for it. The first runs before the child says it is ready; the others while it waits
+  // (`idle`, one at a time, never during a call). A child serves many calls: this is paid once.
+  let warmUpsLeft = WARM_UP_CALLS;
+  runtime.idle = async () => {
+    if (warmUpsLeft === 0) return false;
+    warmUpsLeft -= 1;
+    (await runtime.prepare(WARM_UP, () => {}))();
+    buildNext();
+    await next;
+    return warmUpsLeft > 0;
+  };
+  await runtime.idle();
+  return runtime;
 }
 
 function runInContext(vm, runtime, request, log, limitsHit) {

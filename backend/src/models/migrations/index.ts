@@ -4,12 +4,12 @@ import * as initial from "./0001-initial.migration.js";
 import * as runs from "./0002-runs.migration.js";
 import * as credentials from "./0003-credentials.migration.js";
 import * as runLifecycle from "./0004-run-lifecycle.migration.js";
-import * as runAdmissionIndex from "./0005-run-admission-index.migration.js";
+import * as runIndexes from "./0005-run-indexes.migration.js";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
   "0002-runs": runs,
   "0003-credentials": credentials,
   "0004-run-lifecycle": runLifecycle,
-  "0005-run-admission-index": runAdmissionIndex,
+  "0005-run-indexes": runIndexes,
 };

@@ -59,7 +59,12 @@ describe("run admission", () => {
     apiKeyId: null,
   });
   const admissionOf = (maxQueued: number) =>
-    new RunAdmission({ runs, maxQueued, rate: new TriggerRateLimiter(10_000) });
+    new RunAdmission({
+      runs,
+      maxQueued,
+      rate: new TriggerRateLimiter(10_000),
+      server: { maxQueued: 1_000_000, current: () => 0 },
+    });
   const refusalOf = async (admitted: Promise<unknown>) => {
     const error = await admitted.then(
       () => null,

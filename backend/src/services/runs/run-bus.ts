@@ -9,6 +9,11 @@ export class RunBus {
     this.#emitter.emit(event.run_id, event);
   }
 
+  /** Listeners subscribed now, all runs together. */
+  listeners(): number {
+    return this.#emitter.eventNames().reduce((sum, name) => sum + this.#emitter.listenerCount(name), 0);
+  }
+
   subscribe(runId: string, listener: (event: StudioEvent) => void): () => void {
     this.#emitter.on(runId, listener);
     return () => this.#emitter.off(runId, listener);

@@ -2,29 +2,44 @@
 // checkpointer and ledger (both fenced by the lease), renews the lease while it runs, and records
 // events and the ending. No failure is dropped: each is logged with the run id, and a run that
 // fails because the database went away ends `error` (DATABASE_UNAVAILABLE) once it answers again.
+// A turn cut short by a full disk or a database locked by another connection ends nothing: the
+// run stays `running` under a lease left to expire, and the sweeper queues it again, to go on
+// from its last checkpoint once the database takes writes again.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError, type ErrorCode } from "../../core/errors.js";
+import { lazyImport } from "../../core/lazy-import.js";
 import type { Logger } from "../../core/logging.js";
-import { toEventError } from "../../engine/compiler/node-function.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
+import { toEventError } from "../../engine/runtime/node-failure.js";
 import type { RunOptions, RunOutcome } from "../../engine/runtime/runtime.js";
-import { runStream } from "../../engine/runtime/runtime.js";
 import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { Database, RunRow } from "../../models/database.model.js";
-import { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
+import type { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
+import { type StorageProblem, storageProblem } from "../../repositories/database-errors.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
 import type { RunEnding, RunEventInput, RunRepository } from "../../repositories/run.repository.js";
 import type { WriteBatcher } from "../../repositories/write-batcher.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
 import { EventRecorder } from "./event-recorder.js";
 import type { RunBus } from "./run-bus.js";
+import { watchStorage } from "./storage-watch.js";
 
 // Writing an ending the database refused is tried again after these waits (the last one repeats).
 const ENDING_RETRY_MS = [200, 500, 1000, 2000, 5000];
 const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
+
+// LangGraph and the checkpointer (several hundred modules, tens of MB) load with the first run,
+// not at start: a server that only serves the editor, or waits, never pays for them.
+export const runEngine = lazyImport(async () => {
+  const [{ runStream }, { DatabaseCheckpointSaver }] = await Promise.all([
+    import("../../engine/runtime/runtime.js"),
+    import("../../repositories/checkpoint.saver.js"),
+  ]);
+  return { runStream, DatabaseCheckpointSaver };
+});
 
 export interface ExecutorDeps {
   db: Kysely<Database>;
@@ -61,6 +76,8 @@ interface TurnState {
   leaseLost: boolean;
   /** A write or read of this run that the database refused (it went away). */
   databaseError: unknown;
+  /** A write the database refused for a while only (disk full, locked): the turn is tried again later. */
+  storage: { problem: StorageProblem; error: unknown } | null;
 }
 
 function errorText(code: ErrorCode, details?: unknown): string {
@@ -96,6 +113,11 @@ export class RunExecutor {
     this.#deps = deps;
   }
 
+  /** How many runs this process is executing now (a waiting or paused run is not one of them). */
+  executing(): number {
+    return this.#running.size;
+  }
+
   /** Stops a run this process is executing (cancel); true when it was running here. */
   abort(runId: string): boolean {
     const controller = this.#running.get(runId);
@@ -122,7 +144,7 @@ export class RunExecutor {
     if (!run) return;
     const controller = new AbortController();
     this.#running.set(runId, controller);
-    const turn: TurnState = { leaseLost: false, databaseError: null };
+    const turn: TurnState = { leaseLost: false, databaseError: null, storage: null };
     const stopRenewing = this.#keepLease(run, controller, turn);
     try {
       const ending = await this.#turn(run, controller, turn);
@@ -160,6 +182,10 @@ export class RunExecutor {
     const events: StudioEvent[] = [];
     // The event that announces the ending is recorded with the ending itself (see #finish).
     let ending: StudioEvent | null = null;
+    const noteStorage = (error: unknown) => {
+      const problem = storageProblem(error);
+      if (problem && !turn.storage) turn.storage = { problem, error };
+    };
     // Events are written in order while the engine goes on, and published once on disk; a write
     // the lease refuses or the database fails stops the run.
     const recorder = new EventRecorder({
@@ -168,19 +194,25 @@ export class RunExecutor {
         for (const event of written) bus.publish(event);
       },
       stopped: (why) => {
-        if ("error" in why) turn.databaseError ??= why.error;
-        else turn.leaseLost = true;
+        if ("error" in why) {
+          turn.databaseError ??= why.error;
+          noteStorage(why.error);
+        } else turn.leaseLost = true;
         controller.abort();
       },
     });
     try {
+      const { runStream, DatabaseCheckpointSaver } = await runEngine();
       // Checkpoints are answered once committed: what depends on them outside the server waits
       // for the disk itself (answers, published events, the ledger before every call out).
-      const checkpointer = new DatabaseCheckpointSaver(db, {
-        fence: { runId, leaseGen: run.lease_gen },
-        writes: this.#deps.writes,
-        acknowledge: "commit",
-      });
+      const checkpointer = watchStorage(
+        new DatabaseCheckpointSaver(db, {
+          fence: { runId, leaseGen: run.lease_gen },
+          writes: this.#deps.writes,
+          acknowledge: "commit",
+        }),
+        noteStorage,
+      );
       const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
         turn.databaseError = error;
         throw error;
@@ -192,7 +224,7 @@ export class RunExecutor {
         mode: run.mode === "step" ? "step" : "full",
         resume,
         checkpointer,
-        ledger: nodeResults.ledgerFor(runId),
+        ledger: watchStorage(nodeResults.ledgerFor(runId), noteStorage),
         context: JSON.parse(run.context) as Record<string, unknown>,
         signal: controller.signal,
         attempt: run.attempt,
@@ -216,6 +248,7 @@ export class RunExecutor {
       await recorder.drain();
       if (turn.databaseError) throw turn.databaseError;
       if (turn.leaseLost) return null;
+      if (outcome.status === "error" && this.#leftForLater(runId, turn)) return null;
       return {
         ending: {
           status: outcome.status,
@@ -237,6 +270,8 @@ export class RunExecutor {
         logger.warn({ runId }, "run taken over by another worker; this one stopped");
         return null;
       }
+      noteStorage(turn.databaseError);
+      if (this.#leftForLater(runId, turn)) return null;
       let text: string;
       if (turn.databaseError) {
         monitor.failed("run", "run failed: the database did not answer", error, { runId });
@@ -252,6 +287,25 @@ export class RunExecutor {
         event: finishedEvent(run, seq, { status: "error", error: JSON.parse(text) }),
       };
     }
+  }
+
+  /**
+   * A turn that failed because the database refused a write for a while (disk full, a lock held
+   * by another connection) records no ending: the run stays `running`, its lease expires (nothing
+   * renews it), and the sweeper queues it again to go on from its last checkpoint, as after a
+   * crash. True when that is the case.
+   */
+  #leftForLater(runId: string, turn: TurnState): boolean {
+    if (turn.storage === null) return false;
+    this.#deps.monitor.failed(
+      "run",
+      turn.storage.problem === "full"
+        ? "run paused: the database's disk is full; it goes on from its last checkpoint once there is space"
+        : "run paused: the database stayed locked; it goes on from its last checkpoint once the lock is released",
+      turn.storage.error,
+      { runId },
+    );
+    return true;
   }
 
   /**

@@ -6,13 +6,13 @@ import { contentHash } from "../../core/canonical-json.js";
 import type { EngineConfig } from "../../core/config.js";
 import type { EgressClient } from "../../core/egress/egress-client.js";
 import { AppError } from "../../core/errors.js";
-import { checkHumanInput, type HumanRequest } from "../../engine/nodes/human.node.js";
+import { checkHumanInput, type HumanRequest } from "../../engine/nodes/human-form.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
+import { prepareWorkflow } from "../../engine/runtime/prepare-workflow.js";
 import { checkRunInput } from "../../engine/runtime/run-input.js";
-import { prepareWorkflow } from "../../engine/runtime/runtime.js";
 import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { RunRow } from "../../models/database.model.js";
-import type { RunFilter, RunRepository } from "../../repositories/run.repository.js";
+import type { NewRun, RunFilter, RunRepository } from "../../repositories/run.repository.js";
 import type { WorkflowRepository } from "../../repositories/workflow.repository.js";
 import type { PaginationQuery } from "../../schemas/common.schema.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
@@ -86,6 +86,8 @@ export class RunService {
   readonly #monitor: BackgroundMonitor;
   readonly #leaseTtlMs: number;
   #sweeper: NodeJS.Timeout | null = null;
+  /** Resumed or continued runs about to be queued (see #enqueueAfterAnswer). */
+  readonly #enqueueing = new Set<Promise<void>>();
 
   constructor(deps: {
     runs: RunRepository;
@@ -182,9 +184,8 @@ export class RunService {
       apiKeyId: meta.apiKeyId ?? null,
     };
     const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, (visible) =>
-      this.#runs.create(newRun, { visible }),
+      this.#createQueued(newRun, visible),
     );
-    if (created) this.#queue.enqueue(run.id, run.owner_id);
     // A created run is on disk once create returns; an earlier one found by its key, once settled.
     return created ? { run: toRunView(run), created } : this.#once({ run: toRunView(run), created });
   }
@@ -213,16 +214,20 @@ export class RunService {
       );
       return run;
     }
-    const run = await this.createForDocument(actor, source.document, request, "editor");
-    this.#queue.enqueue(run.id, actor.userId);
-    return run;
+    return this.createForDocument(actor, source.document, request, "editor", "queue");
   }
 
   /**
-   * Records a queued run of a document (unsaved, or a file) without starting it; admitted against
-   * the owner's limits unless the CLI runs it itself.
+   * Records a queued run of a document (unsaved, or a file), for the worker queue or for the
+   * caller to execute; admitted against the owner's limits unless the CLI runs it itself.
    */
-  async createForDocument(actor: Actor, document: unknown, request: TriggerRequest, trigger: string): Promise<RunView> {
+  async createForDocument(
+    actor: Actor,
+    document: unknown,
+    request: TriggerRequest,
+    trigger: string,
+    dispatch: Dispatch = "caller",
+  ): Promise<RunView> {
     const validated = await prepareWorkflow(document, {
       engine: this.#engine,
       resolveWorkflow: this.#workflowService.resolverFor(actor),
@@ -244,9 +249,19 @@ export class RunService {
       apiKeyId: null,
     };
     const { run } = await this.#admission.admit(actor.userId, trigger, (visible) =>
-      this.#runs.create(newRun, { visible }),
+      dispatch === "queue" ? this.#createQueued(newRun, visible) : this.#runs.create(newRun, { visible }),
     );
     return toRunView(run);
+  }
+
+  /**
+   * Creates the run and queues it once on disk, inside its admission (the server-wide count sees
+   * it); `visible` is told at its commit.
+   */
+  async #createQueued(newRun: NewRun, visible: () => void): Promise<{ run: RunRow; created: boolean }> {
+    const result = await this.#runs.create(newRun, { visible });
+    if (result.created) this.#queue.enqueue(result.run.id, result.run.owner_id);
+    return result;
   }
 
   async get(actor: Actor, id: string): Promise<RunView> {
@@ -325,7 +340,7 @@ export class RunService {
     });
     // A second resume finds the run no longer waiting: it applies once.
     if (!moved) throw new AppError("RUN_NOT_WAITING", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#queue.enqueue(id, moved.owner_id);
+    if (dispatch === "queue") this.#enqueueAfterAnswer(id, moved.owner_id);
     return toRunView(moved);
   }
 
@@ -336,7 +351,7 @@ export class RunService {
       pendingResume: JSON.stringify({ kind: "continue" }),
     });
     if (!moved) throw new AppError("RUN_NOT_PAUSED", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#queue.enqueue(id, moved.owner_id);
+    if (dispatch === "queue") this.#enqueueAfterAnswer(id, moved.owner_id);
     return toRunView(moved);
   }
 
@@ -424,8 +439,18 @@ export class RunService {
     return true;
   }
 
+  /**
+   * What this process holds for runs now: runs executing, runs queued in memory, and live event
+   * listeners. A run that waits for a person or is paused is in none of them: it is only a row.
+   */
+  held(): { executing: number; queued: number; listeners: number } {
+    const { pending, active } = this.#queue.size();
+    return { executing: this.#executor.executing(), queued: pending + active, listeners: this.#bus.listeners() };
+  }
+
   /** Resolves when the queue has nothing left to do (tests, shutdown). */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
+    await Promise.all(this.#enqueueing);
     return this.#queue.idle();
   }
 
@@ -435,6 +460,23 @@ export class RunService {
     this.#queue.stop();
     this.#executor.stop();
     await this.#callbacks.stop();
+  }
+
+  /**
+   * Queues a resumed or continued run once the caller has its answer: a free worker would
+   * otherwise start the turn (and its first database writes) before the answer is written. The
+   * run is already `queued` in the database, so a stop in between loses nothing (the next start or
+   * the sweeper queues it).
+   */
+  #enqueueAfterAnswer(id: string, ownerId: string): void {
+    const queued = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.#enqueueing.delete(queued);
+        this.#queue.enqueue(id, ownerId);
+        resolve();
+      }),
+    );
+    this.#enqueueing.add(queued);
   }
 
   async #owned(actor: Actor, id: string): Promise<RunRow> {

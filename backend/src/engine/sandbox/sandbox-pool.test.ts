@@ -1,0 +1,241 @@
+// The pool of ready sandbox children: what one call changes is never seen by the next (of any
+// run, any user), children are reused only when that is safe, waiting for a child can be
+// cancelled or time out, and every child goes when the pool stops. Nothing here measures time;
+// the pool's counters say which child served what.
+import { readlinkSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { runInSandbox, type SandboxCall, type SandboxResult } from "./sandbox.js";
+import { sandboxPoolReady, sandboxPoolStats, stopSandboxPool } from "./sandbox-pool.js";
+
+const limits = { timeoutMs: 60_000, memoryMb: 64 };
+const js = (code: string, given = limits) => runInSandbox({ language: "javascript", code, args: [] }, given);
+const py = (code: string) => runInSandbox({ language: "python", code, args: [] }, limits);
+
+function value(result: SandboxResult): unknown {
+  if (!result.ok) throw new Error(`${result.code}: ${result.message}`);
+  return result.value;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("sandbox pool: no state shared between calls", () => {
+  it("a JavaScript call's changes to globals, prototypes and built-ins are gone for the next call in the same child", async () => {
+    await stopSandboxPool();
+    const first = await js(`function main() {
+      Object.prototype.polluted = "yes";
+      Array.prototype.map = function () { return "hijacked"; };
+      String.prototype.trim = function () { return "hijacked"; };
+      JSON.parse = function () { return "hijacked"; };
+      Math.random = function () { return 4; };
+      Function.prototype.toString = function () { return "hijacked"; };
+      globalThis.leak = "left behind";
+      globalThis.console = { log() {} };
+      return { seen: [({}).polluted, [1].map((x) => x), " a ".trim(), JSON.parse("1"), Math.random(), leak] };
+    }`);
+    // The changes took effect in the first call…
+    expect(value(first)).toEqual({ seen: ["yes", "hijacked", "hijacked", "hijacked", 4, "left behind"] });
+    const children = sandboxPoolStats().started.javascript;
+
+    const second = await js(`function main() {
+      console.log("still logs");
+      return {
+        polluted: typeof ({}).polluted,
+        map: [1, 2].map((x) => x * 2),
+        trim: " a ".trim(),
+        parse: JSON.parse("[1]"),
+        random: Math.random() < 1,
+        toString: (function named() {}).toString().startsWith("function named"),
+        leak: typeof leak,
+      };
+    }`);
+    // …and the second call, in the same child, sees none of them.
+    expect(second).toEqual({
+      ok: true,
+      value: {
+        polluted: "undefined",
+        map: [2, 4],
+        trim: "a",
+        parse: [1],
+        random: true,
+        toString: true,
+        leak: "undefined",
+      },
+      logs: ["still logs"],
+    });
+    expect(sandboxPoolStats().started.javascript).toBe(children);
+  });
+
+  it("a Python call's changes to builtins, modules, functions, files and the JavaScript realm are gone for the next call", async () => {
+    const first = await py(`import builtins, json, os, sys, types
+from pyodide.ffi import to_js
+
+def main():
+    builtins.leak = "left behind"
+    builtins.sorted = lambda *args, **kwargs: "hijacked"
+    json.dumps = lambda *args, **kwargs: '"hijacked"'
+    json.loads.__code__ = (lambda *args, **kwargs: "hijacked").__code__
+    sys.modules["leaky"] = types.ModuleType("leaky")
+    sys.path.append("/tmp/leaky")
+    json.JSONEncoder.leak = 1
+    os.environ["LEAK"] = "1"
+    with open("/tmp/leak.txt", "w") as f:
+        f.write("secret")
+    with open(os.path.expanduser("~/leak.txt"), "w") as f:
+        f.write("secret")
+    # The child's own JavaScript realm, reached through Pyodide's FFI.
+    setattr(to_js([]).constructor.prototype, "leak", "left behind")
+    return {"seen": [sorted([2, 1]), json.loads("1"), os.path.exists("/tmp/leak.txt"), getattr(to_js([]), "leak", None)]}
+`);
+    expect(value(first)).toEqual({ seen: ["hijacked", "hijacked", true, "left behind"] });
+
+    const second = await py(`import builtins, json, os, sys
+from pyodide.ffi import to_js
+
+def main():
+    return {
+        "builtins": hasattr(builtins, "leak"),
+        "sorted": sorted([2, 1]),
+        "dumps": json.dumps([1]),
+        "loads": json.loads("[1]"),
+        "module": "leaky" in sys.modules,
+        "path": "/tmp/leaky" in sys.path,
+        "class": hasattr(json.JSONEncoder, "leak"),
+        "environ": os.environ.get("LEAK"),
+        "tmp": os.path.exists("/tmp/leak.txt"),
+        "home": os.path.exists(os.path.expanduser("~/leak.txt")),
+        "realm": getattr(to_js([]), "leak", None),
+    }
+`);
+    expect(value(second)).toEqual({
+      builtins: false,
+      sorted: [1, 2],
+      dumps: "[1]",
+      loads: [1],
+      module: false,
+      path: false,
+      class: false,
+      environ: null,
+      tmp: false,
+      home: false,
+      realm: null,
+    });
+    // The second call ran in a child started from the memory snapshot, which the first child took
+    // before it ran any user code.
+    const stats = sandboxPoolStats();
+    expect(stats.startedFromSnapshot).toBeGreaterThan(0);
+    expect(stats.snapshotFd).not.toBeNull();
+  });
+});
+
+describe("sandbox pool: reuse", () => {
+  it("starts nothing before a language's first call, and then keeps one child of it ready", async () => {
+    await stopSandboxPool();
+    const before = sandboxPoolStats();
+    expect(before.pids).toEqual({ javascript: [], python: [] });
+    expect(value(await js("function main() { return 1; }"))).toBe(1);
+    const after = sandboxPoolStats();
+    expect(after.started.python).toBe(before.started.python);
+    expect(after.ready.javascript).toHaveLength(1);
+    expect(after.pids.python).toEqual([]);
+  });
+
+  it("keeps no child ready with warm 0", async () => {
+    await stopSandboxPool();
+    const call: SandboxCall = { language: "javascript", code: "function main() { return 1; }", args: [] };
+    expect(value(await runInSandbox(call, limits, undefined, { warm: 0 }))).toBe(1);
+    expect(sandboxPoolStats().ready.javascript).toEqual([]);
+  });
+
+  it("never gives a JavaScript child that hit its time limit another call", async () => {
+    await stopSandboxPool();
+    expect(value(await js("function main() { return 1; }"))).toBe(1);
+    const [child] = sandboxPoolStats().ready.javascript;
+    const loop = await js("function main() { while (true) {} }", { timeoutMs: 500, memoryMb: 64 });
+    expect(loop).toMatchObject({ ok: false, code: "CODE_TIMEOUT" });
+    // The looping call ran in the ready child, which is gone; another one takes its place.
+    expect(sandboxPoolStats().pids.javascript).not.toContain(child);
+    expect(value(await js("function main() { return 2; }"))).toBe(2);
+    expect(sandboxPoolStats().ready.javascript).toHaveLength(1);
+    expect(sandboxPoolStats().ready.javascript).not.toContain(child);
+  });
+
+  it("gives each Python call a child of its own", async () => {
+    expect(value(await py("def main():\n    return 1\n"))).toBe(1);
+    await sandboxPoolReady("python", limits.memoryMb);
+    const [ready] = sandboxPoolStats().ready.python;
+    expect(value(await py("def main():\n    return 2\n"))).toBe(2);
+    // The child that answered is gone, and another one is ready in its place.
+    expect(sandboxPoolStats().pids.python).not.toContain(ready);
+    await sandboxPoolReady("python", limits.memoryMb);
+    expect(sandboxPoolStats().ready.python).toHaveLength(1);
+  });
+});
+
+describe("sandbox pool: waiting for a child", () => {
+  const call: SandboxCall = { language: "python", code: "def main():\n    return 1\n", args: [] };
+
+  it("a call cancelled while it waits ends at once, and the child started for it serves a later call", async () => {
+    const fresh = { timeoutMs: 60_000, memoryMb: 65 };
+    const controller = new AbortController();
+    const pending = runInSandbox(call, fresh, controller.signal);
+    controller.abort();
+    expect(await pending).toEqual({ ok: false, code: "CODE_ERROR", message: "cancelled", logs: [] });
+    expect(sandboxPoolStats().ready.python).toEqual([]);
+    await sandboxPoolReady("python", fresh.memoryMb);
+    const [ready] = sandboxPoolStats().ready.python;
+    expect(ready).toBeDefined();
+    expect(value(await runInSandbox(call, fresh))).toBe(1);
+    // Served by the child that became ready: it is gone after its one call.
+    expect(sandboxPoolStats().pids.python).not.toContain(ready);
+  });
+
+  it("a call whose child is not ready in time fails with a clear message", async () => {
+    const fresh = { timeoutMs: 60_000, memoryMb: 66 };
+    const result = await runInSandbox(call, fresh, undefined, { startupTimeoutMs: 1 });
+    expect(result).toEqual({
+      ok: false,
+      code: "CODE_ERROR",
+      message: "The sandbox did not start in time.",
+      logs: [],
+    });
+    await sandboxPoolReady("python", fresh.memoryMb);
+    expect(sandboxPoolStats().ready.python).toHaveLength(1);
+    expect(value(await runInSandbox(call, fresh))).toBe(1);
+  });
+});
+
+describe("sandbox pool: stopping", () => {
+  /** What a descriptor of this process refers to (Linux), or null when it is not open. */
+  function openFile(fd: number): string | null {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return null;
+    }
+  }
+
+  it("kills every child and closes the snapshot, which has no name on disk", async () => {
+    expect(value(await py("def main():\n    return 1\n"))).toBe(1);
+    expect(value(await js("function main() { return 1; }"))).toBe(1);
+    await sandboxPoolReady("python", limits.memoryMb);
+    const stats = sandboxPoolStats();
+    const pids = [...stats.pids.javascript, ...stats.pids.python];
+    expect(stats.pids.javascript.length).toBeGreaterThanOrEqual(1);
+    expect(stats.pids.python.length).toBeGreaterThanOrEqual(1);
+    expect(pids.every(isAlive)).toBe(true);
+    const fd = stats.snapshotFd as number;
+    expect(fd).not.toBeNull();
+    if (process.platform === "linux") expect(openFile(fd)).toMatch(/superstep-sandbox-.*\(deleted\)$/);
+    await stopSandboxPool();
+    expect(pids.filter(isAlive)).toEqual([]);
+    expect(sandboxPoolStats()).toMatchObject({ pids: { javascript: [], python: [] }, snapshotFd: null });
+    if (process.platform === "linux") expect(openFile(fd) ?? "").not.toMatch(/superstep-sandbox-/);
+  });
+});

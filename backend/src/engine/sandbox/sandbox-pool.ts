@@ -1,0 +1,416 @@
+// Keeps sandbox children ready ahead of need, so that a call does not wait for a process to start
+// and an interpreter to load. Nothing is started before the first call of a language; after it,
+// `warm` children per language wait ready (STUDIO_CODE_WARM), and a ready child left idle for
+// IDLE_MS is stopped and not replaced until the next call.
+//
+// - A JavaScript child serves many calls, each in a fresh QuickJS instance (see quickjs-runner.mjs);
+//   it goes back to the pool only after a call that ended cleanly (its own answer, not a timeout,
+//   a memory limit, a cancellation or a protocol error), and at most MAX_CALLS_PER_CHILD times.
+// - A Python child serves one call and is killed: Python reaches the child's JavaScript realm
+//   through Pyodide's FFI, so neither the interpreter nor the realm is ever reused. What makes it
+//   cheap is a Pyodide memory snapshot: the first Python child of this process loads Pyodide from
+//   its package (seconds), imports the usual modules and sends a snapshot of its memory, taken
+//   before any user code ran; every later Python child starts from that snapshot.
+//
+// The snapshot is kept as an open file whose name is removed at once: children get its descriptor,
+// and it is gone when the pool stops or this process ends, however it ends. Children of a stopped
+// pool, and every child when this process exits, are killed; a child whose parent died without
+// that sees its stdin close and exits.
+
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RuntimeLanguage } from "./child-command.js";
+import { SandboxProcess, SandboxStartError } from "./sandbox-process.js";
+
+/** Ready children per language after its first use, unless the caller says otherwise. */
+export const DEFAULT_WARM_CHILDREN = 1;
+const IDLE_MS = 10 * 60_000;
+const MAX_CALLS_PER_CHILD = 500;
+// A child that is not ready by then is stuck: it is killed, and the call waiting for it (if it has
+// not given up already) learns why.
+const LOAD_TIMEOUT_MS = 120_000;
+// Children loading at once per pool: more would only share the same cores.
+const MAX_STARTING = Math.max(2, availableParallelism());
+
+type Outcome = { ok: true; child: SandboxProcess } | { ok: false; error: Error };
+
+interface Waiter {
+  settle: (outcome: Outcome) => void;
+}
+
+interface Pool {
+  language: RuntimeLanguage;
+  memoryMb: number;
+  warm: number;
+  ready: SandboxProcess[];
+  starting: number;
+  /** Children running a call. */
+  busy: number;
+  waiters: Waiter[];
+  idleTimers: Map<SandboxProcess, NodeJS.Timeout>;
+  /** Called whenever a child joins the ready list (sandboxPoolReady). */
+  readyWatchers: (() => void)[];
+  /**
+   * False after a child failed to start, until one starts: children are then started only for
+   * waiting calls, never ahead, so a broken runtime does not start children in a loop.
+   */
+  healthy: boolean;
+}
+
+export interface SandboxPoolStats {
+  /** Children started so far, per language, and how many of the Python ones loaded from the snapshot. */
+  started: Record<RuntimeLanguage, number>;
+  startedFromSnapshot: number;
+  /** Process ids of the children ready for a call now, per language. */
+  ready: Record<RuntimeLanguage, number[]>;
+  /** Process ids of every child alive now (ready, starting or running a call), per language. */
+  pids: Record<RuntimeLanguage, number[]>;
+  /** The open (and unlinked) Pyodide snapshot file Python children start from, once there is one. */
+  snapshotFd: number | null;
+}
+
+const pools = new Map<string, Pool>();
+const poolOf = new WeakMap<SandboxProcess, Pool>();
+const live = new Set<SandboxProcess>();
+const started: Record<RuntimeLanguage, number> = { javascript: 0, python: 0 };
+let startedFromSnapshot = 0;
+let exitHookInstalled = false;
+
+type SnapshotState =
+  | { state: "none" }
+  | { state: "making"; done: Promise<void> }
+  | { state: "ready"; fd: number }
+  | { state: "unavailable" };
+let snapshot: SnapshotState = { state: "none" };
+
+export interface Lease {
+  /** The child to run the call in, or why none could be had. */
+  outcome: Promise<Outcome>;
+  /** Gives up waiting (cancellation, startup timeout); a child that comes later goes to the pool. */
+  cancel: () => void;
+}
+
+/** A ready child for one call: one waiting in the pool, else the next one that becomes ready. */
+export function acquireChild(language: RuntimeLanguage, memoryMb: number, warm = DEFAULT_WARM_CHILDREN): Lease {
+  installExitHook();
+  const pool = poolFor(language, memoryMb, warm);
+  const idle = takeReady(pool);
+  if (idle) {
+    pool.busy += 1;
+    // Its replacement starts when the call ends (releaseChild): loading an interpreter now would
+    // take the CPU this call needs. A call that comes meanwhile starts one for itself.
+    return { outcome: Promise.resolve({ ok: true, child: idle }), cancel: () => {} };
+  }
+  let settle: (outcome: Outcome) => void = () => {};
+  const outcome = new Promise<Outcome>((resolve) => {
+    settle = resolve;
+  });
+  const waiter: Waiter = { settle };
+  pool.waiters.push(waiter);
+  replenish(pool);
+  return {
+    outcome,
+    cancel: () => {
+      const at = pool.waiters.indexOf(waiter);
+      if (at !== -1) pool.waiters.splice(at, 1);
+    },
+  };
+}
+
+/**
+ * How a call leaves its child: `unused` (the call never sent its request: cancelled while the
+ * child was on its way), `clean` (the child answered the call itself) or `spent` (a timeout, a
+ * kill, a protocol error, anything else).
+ */
+export type ChildRelease = "unused" | "clean" | "spent";
+
+/**
+ * Gives a child back after a call. A child that never got the request goes back to the pool; a
+ * JavaScript child whose call ended cleanly may serve again; any other child is killed and the
+ * pool refilled.
+ */
+export function releaseChild(child: SandboxProcess, how: ChildRelease): void {
+  child.endCall();
+  const pool = poolOf.get(child);
+  if (pool) pool.busy = Math.max(0, pool.busy - 1);
+  const reusable =
+    how === "unused" || (how === "clean" && child.language === "javascript" && child.calls < MAX_CALLS_PER_CHILD);
+  const keep =
+    reusable &&
+    child.idle &&
+    pool !== undefined &&
+    isCurrent(pool) &&
+    (pool.waiters.length > 0 || pool.ready.length < pool.warm);
+  if (keep && pool) offer(pool, child);
+  else child.kill();
+  // Starting a process blocks this thread for a moment: after the caller has its result.
+  if (pool) setImmediate(() => replenish(pool));
+}
+
+/** Stops every child and removes the snapshot (a server shutting down, a test file ending). */
+export async function stopSandboxPool(): Promise<void> {
+  const children = [...live];
+  for (const pool of pools.values()) {
+    for (const timer of pool.idleTimers.values()) clearTimeout(timer);
+    pool.idleTimers.clear();
+    pool.ready = [];
+    for (const waiter of pool.waiters.splice(0)) {
+      waiter.settle({ ok: false, error: new SandboxStartError("The sandbox was stopped.") });
+    }
+    for (const watcher of pool.readyWatchers.splice(0)) watcher();
+  }
+  pools.clear();
+  for (const child of children) child.kill();
+  // Children do not hold the event loop; waiting for them to end does.
+  const hold = setInterval(() => {}, 60_000);
+  await Promise.all(children.map((child) => new Promise<void>((resolve) => child.onExit(resolve))));
+  clearInterval(hold);
+  removeSnapshot();
+}
+
+/**
+ * Resolves once the pool of this language and memory size has its `warm` children ready, or is
+ * stopped (benchmarks, tests). Resolves at once for a pool that was never used.
+ */
+export async function sandboxPoolReady(language: RuntimeLanguage, memoryMb: number): Promise<void> {
+  const pool = pools.get(keyOf(language, memoryMb));
+  // Children loading do not hold the event loop; this wait does.
+  const hold = setInterval(() => {}, 60_000);
+  try {
+    // A pool whose children fail to start starts none ahead: nothing is coming to wait for.
+    while (pool && isCurrent(pool) && pool.ready.length < pool.warm && (pool.healthy || pool.starting > 0)) {
+      await new Promise<void>((resolve) => pool.readyWatchers.push(resolve));
+    }
+  } finally {
+    clearInterval(hold);
+  }
+}
+
+export function sandboxPoolStats(): SandboxPoolStats {
+  const ready: Record<RuntimeLanguage, number[]> = { javascript: [], python: [] };
+  const pids: Record<RuntimeLanguage, number[]> = { javascript: [], python: [] };
+  for (const pool of pools.values()) {
+    for (const child of pool.ready) if (child.pid !== undefined) ready[pool.language].push(child.pid);
+  }
+  for (const child of live) if (child.pid !== undefined && child.alive) pids[child.language].push(child.pid);
+  return {
+    started: { ...started },
+    startedFromSnapshot,
+    ready,
+    pids,
+    snapshotFd: snapshot.state === "ready" ? snapshot.fd : null,
+  };
+}
+
+function keyOf(language: RuntimeLanguage, memoryMb: number): string {
+  return `${language}:${memoryMb}`;
+}
+
+function isCurrent(pool: Pool): boolean {
+  return pools.get(keyOf(pool.language, pool.memoryMb)) === pool;
+}
+
+function poolFor(language: RuntimeLanguage, memoryMb: number, warm: number): Pool {
+  const key = keyOf(language, memoryMb);
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = {
+      language,
+      memoryMb,
+      warm,
+      ready: [],
+      starting: 0,
+      busy: 0,
+      waiters: [],
+      idleTimers: new Map(),
+      readyWatchers: [],
+      healthy: true,
+    };
+    pools.set(key, pool);
+    // Another memory size of the same language is idle from now on: its ready children go.
+    for (const other of pools.values()) {
+      if (other === pool || other.language !== language) continue;
+      other.warm = 0;
+      for (const child of other.ready.splice(0)) leaveReady(other, child);
+    }
+  }
+  pool.warm = Math.max(0, warm);
+  return pool;
+}
+
+function takeReady(pool: Pool): SandboxProcess | undefined {
+  for (let child = pool.ready.shift(); child; child = pool.ready.shift()) {
+    leaveReady(pool, child, false);
+    if (child.idle) return child;
+    child.kill();
+  }
+  return undefined;
+}
+
+/** Takes a child off the ready list (and its idle timer); kills it unless told otherwise. */
+function leaveReady(pool: Pool, child: SandboxProcess, kill = true): void {
+  const at = pool.ready.indexOf(child);
+  if (at !== -1) pool.ready.splice(at, 1);
+  clearTimeout(pool.idleTimers.get(child));
+  pool.idleTimers.delete(child);
+  if (kill) child.kill();
+}
+
+/** A ready child goes to the first waiter, or waits in the pool (up to `warm`). */
+function offer(pool: Pool, child: SandboxProcess): void {
+  const waiter = pool.waiters.shift();
+  if (waiter) {
+    pool.busy += 1;
+    waiter.settle({ ok: true, child });
+    return;
+  }
+  if (!isCurrent(pool) || pool.ready.length >= pool.warm) {
+    child.kill();
+    return;
+  }
+  pool.ready.push(child);
+  const timer = setTimeout(() => leaveReady(pool, child), IDLE_MS);
+  timer.unref();
+  pool.idleTimers.set(child, timer);
+  for (const watcher of pool.readyWatchers.splice(0)) watcher();
+}
+
+/**
+ * Starts children until every waiting call has one coming and `warm` will be ready once the
+ * running calls end. A JavaScript child running a call comes back; a Python child does not.
+ */
+function replenish(pool: Pool): void {
+  if (!isCurrent(pool)) return;
+  const coming = () => pool.ready.length + pool.starting + (pool.language === "javascript" ? pool.busy : 0);
+  const ahead = pool.healthy ? pool.warm : 0;
+  const wanted = () =>
+    pool.language === "javascript" ? Math.max(ahead, pool.busy + pool.waiters.length) : ahead + pool.waiters.length;
+  while (coming() < wanted() && pool.starting < MAX_STARTING) {
+    pool.starting += 1;
+    void startChild(pool).finally(() => {
+      pool.starting -= 1;
+      // Waiting calls beyond MAX_STARTING get their children now.
+      replenish(pool);
+    });
+  }
+}
+
+async function startChild(pool: Pool): Promise<void> {
+  let child: SandboxProcess;
+  try {
+    child = await spawnChild(pool);
+  } catch (error) {
+    if (isCurrent(pool)) {
+      pool.healthy = false;
+      failWaiter(pool, error as Error);
+    }
+    return;
+  }
+  const stuck = setTimeout(() => child.kill(), LOAD_TIMEOUT_MS);
+  stuck.unref();
+  try {
+    await child.ready;
+  } catch (error) {
+    // A child killed by stopSandboxPool or a retired pool is no one's failure.
+    if (isCurrent(pool)) {
+      pool.healthy = false;
+      failWaiter(pool, error as Error);
+    }
+    return;
+  } finally {
+    clearTimeout(stuck);
+  }
+  pool.healthy = true;
+  offer(pool, child);
+}
+
+/** The first waiting call learns why its child could not start; nothing is retried for it. */
+function failWaiter(pool: Pool, error: Error): void {
+  pool.waiters.shift()?.settle({ ok: false, error });
+}
+
+async function spawnChild(pool: Pool): Promise<SandboxProcess> {
+  const { language, memoryMb } = pool;
+  // Children needed while the snapshot is being made wait for it: on a machine with few cores,
+  // loading Pyodide twice at once is slower than loading it once and starting from the snapshot.
+  while (language === "python" && snapshot.state === "making") await snapshot.done;
+  if (!isCurrent(pool)) throw new SandboxStartError("The sandbox was stopped.");
+  const child = language === "python" ? newPythonChild(memoryMb) : new SandboxProcess({ language, memoryMb });
+  started[language] += 1;
+  live.add(child);
+  poolOf.set(child, pool);
+  child.onExit(() => {
+    live.delete(child);
+    // A ready child that dies (killed from outside) leaves the pool; it is replaced at the next call.
+    leaveReady(pool, child, false);
+  });
+  return child;
+}
+
+function newPythonChild(memoryMb: number): SandboxProcess {
+  const language = "python";
+  const current = snapshot;
+  if (current.state === "ready") {
+    startedFromSnapshot += 1;
+    return new SandboxProcess({ language, memoryMb, python: { fromSnapshot: true }, snapshotFd: current.fd });
+  }
+  if (current.state === "unavailable") return new SandboxProcess({ language, memoryMb });
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const making: SnapshotState = { state: "making", done };
+  snapshot = making;
+  const child = new SandboxProcess({
+    language,
+    memoryMb,
+    python: { makeSnapshot: true },
+    onSnapshot: (bytes) => {
+      if (snapshot === making) snapshot = bytes.length > 0 ? saveSnapshot(bytes) : { state: "unavailable" };
+      finish();
+    },
+  });
+  // A maker that dies before sending its snapshot leaves the next Python child to try again.
+  child.onExit(() => {
+    if (snapshot === making) snapshot = { state: "none" };
+    finish();
+  });
+  return child;
+}
+
+/**
+ * Keeps the snapshot as an open file that has no name any more: children get the descriptor, and
+ * nothing is left on disk whatever way this process ends.
+ */
+function saveSnapshot(bytes: Buffer): SnapshotState {
+  let dir: string | null = null;
+  try {
+    // mkdtemp makes the directory readable by this user only; the file is created, never reused.
+    dir = mkdtempSync(join(tmpdir(), "superstep-sandbox-"));
+    const file = join(dir, "python.snapshot");
+    writeFileSync(file, bytes, { mode: 0o600, flag: "wx" });
+    const fd = openSync(file, "r");
+    return { state: "ready", fd };
+  } catch {
+    // A full or read-only temporary directory: Python children load from the package instead.
+    return { state: "unavailable" };
+  } finally {
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function removeSnapshot(): void {
+  if (snapshot.state === "ready") closeSync(snapshot.fd);
+  if (snapshot.state !== "making") snapshot = { state: "none" };
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Whatever way this process ends normally, its children and the snapshot go with it.
+  process.once("exit", () => {
+    for (const child of live) child.kill();
+    removeSnapshot();
+  });
+}

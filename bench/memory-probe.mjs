@@ -1,0 +1,16 @@
+// Loaded into the studio by bench/memory.mjs (node --expose-gc --import): on SIGUSR2 it forces
+// a full garbage collection and writes the heap figures to MEMORY_PROBE_OUT. The benchmark reads
+// the resident memory from /proc before it signals, so the forced collection never lowers the
+// resident figure it prints; the heap after a collection is what shows a leak.
+import { writeFileSync } from "node:fs";
+import v8 from "node:v8";
+
+process.on("SIGUSR2", () => {
+  globalThis.gc?.();
+  const usage = process.memoryUsage();
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
+  writeFileSync(
+    process.env.MEMORY_PROBE_OUT,
+    JSON.stringify({ heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers, spaces }),
+  );
+});

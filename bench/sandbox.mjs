@@ -1,0 +1,152 @@
+// What a Code node costs: cold (the first call of a language: a child starts and loads its
+// interpreter) and warm (a child was ready), for JavaScript (QuickJS) and Python (Pyodide), as
+// runInSandbox round trips and as the Code node's wall time (`duration_ms`) in real runs of the
+// engine runtime in this process. Prints figures; asserts nothing.
+// Run: npm run build && node bench/sandbox.mjs [calls]
+import { readFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
+import { MemorySaver } from "@langchain/langgraph";
+import { loadConfig } from "../backend/dist/core/config.js";
+import { runStream } from "../backend/dist/engine/runtime/runtime.js";
+import { runInSandbox } from "../backend/dist/engine/sandbox/sandbox.js";
+
+const calls = Number(process.argv[2] ?? 50);
+// Without the pool (an older build), every call starts its own child: "warm" figures then show
+// that, and there is nothing to wait for or stop.
+const pool = await import("../backend/dist/engine/sandbox/sandbox-pool.js").catch(() => null);
+const engine = loadConfig({}, false).engine;
+const limits = { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb };
+const at = { x: 0, y: 0 };
+
+const CODE = {
+  javascript: `function main(state) {
+  const words = state.text.split(/\\s+/).filter(Boolean);
+  return { stats: { words: words.length, longest: words.reduce((a, b) => (b.length > a.length ? b : a), "") } };
+}`,
+  python: `import json, re
+
+def main(state):
+    words = re.findall(r"\\w+", state["text"])
+    return {"stats": {"words": len(words), "longest": max(words, key=len)}}
+`,
+};
+const STATE = { text: "the quick brown fox jumps over the lazy dog" };
+
+const ms = (value) => `${value.toFixed(1)} ms`;
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+function summary(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return `p50 ${ms(percentile(sorted, 50))}, p95 ${ms(percentile(sorted, 95))}, max ${ms(sorted.at(-1))} (${samples.length} calls)`;
+}
+const target = (language) => (language === "python" ? 50 : 10);
+const WARM_UP_CALLS = { javascript: 20, python: 0 };
+
+async function reset() {
+  await pool?.stopSandboxPool();
+}
+// Without the pool, the pause a child loaded ahead (the older spare Python child) needs: twice the
+// cold call.
+const pauseWithoutPool = {};
+/** Until a child of the language is ready (the pause between calls of a person or a trigger). */
+async function ready(language) {
+  if (pool) await pool.sandboxPoolReady(language, limits.memoryMb);
+  else await new Promise((resolve) => setTimeout(resolve, pauseWithoutPool[language] ?? 0));
+}
+
+async function roundTrip(language) {
+  const started = performance.now();
+  const result = await runInSandbox({ language, code: CODE[language], args: [STATE] }, limits, undefined, {
+    warm: engine.codeWarm,
+  });
+  if (!result.ok) throw new Error(`${language}: ${result.code} ${result.message}`);
+  return performance.now() - started;
+}
+
+function codeWorkflow(language) {
+  return {
+    name: `one ${language} Code node`,
+    state: [
+      { name: "text", type: "string" },
+      { name: "stats", type: "object" },
+    ],
+    nodes: [{ id: "code", type: "code", position: at, data: { language, code: CODE[language], outputs: ["stats"] } }],
+    edges: [
+      { id: "e1", source: "start", target: "code" },
+      { id: "e2", source: "code", target: "end" },
+    ],
+  };
+}
+
+let runs = 0;
+/** Runs a document to its end; returns each node's duration_ms. */
+async function run(document, input = {}) {
+  const durations = {};
+  const stream = runStream(document, input, { engine, checkpointer: new MemorySaver(), runId: `bench-${runs++}` });
+  let next = await stream.next();
+  for (; !next.done; next = await stream.next()) {
+    if (next.value.type === "node_finished") durations[next.value.node_id] = next.value.data.duration_ms;
+  }
+  if (next.value.status !== "ok") throw new Error(`run ended ${next.value.status}`);
+  return durations;
+}
+
+const [load1] = loadavg();
+console.log(
+  `${availableParallelism()} cores, load average ${load1.toFixed(2)} at start; STUDIO_CODE_MEMORY=${limits.memoryMb}, ` +
+    `STUDIO_CODE_WARM=${engine.codeWarm ?? "(none)"}; ${pool ? "warm pool" : "no pool (a child per call)"}`,
+);
+
+for (const language of ["javascript", "python"]) {
+  console.log(`\n${language} (target once warm: ≤ ${target(language)} ms p95)`);
+
+  await reset();
+  const cold = await roundTrip(language);
+  pauseWithoutPool[language] = 2 * cold;
+  console.log(`  runInSandbox, first call of the process (cold): ${ms(cold)}`);
+  // A JavaScript child serves many calls and its interpreter's hot code is optimised over its first
+  // ones; a Python child serves one call, so there is nothing to warm but the pool itself.
+  for (let i = 0; i < WARM_UP_CALLS[language]; i++) await roundTrip(language);
+  const paced = [];
+  for (let i = 0; i < calls; i++) {
+    await ready(language);
+    paced.push(await roundTrip(language));
+  }
+  console.log(
+    `  runInSandbox, warm (a child ready${WARM_UP_CALLS[language] ? `, after ${WARM_UP_CALLS[language]} calls` : ""}): ${summary(paced)}`,
+  );
+  const backToBack = [];
+  for (let i = 0; i < calls; i++) backToBack.push(await roundTrip(language));
+  console.log(`  runInSandbox, back to back (no pause between calls): ${summary(backToBack)}`);
+
+  await reset();
+  const document = codeWorkflow(language);
+  console.log(`  Code node in a run, first run of the process (cold): ${ms((await run(document, STATE)).code)}`);
+  for (let i = 0; i < WARM_UP_CALLS[language]; i++) await run(document, STATE);
+  const nodes = [];
+  for (let i = 0; i < calls; i++) {
+    await ready(language);
+    nodes.push((await run(document, STATE)).code);
+  }
+  console.log(`  Code node in a run, warm: ${summary(nodes)}`);
+  const nodesBackToBack = [];
+  for (let i = 0; i < calls; i++) nodesBackToBack.push((await run(document, STATE)).code);
+  console.log(`  Code node in a run, runs back to back: ${summary(nodesBackToBack)}`);
+}
+
+// The issue's case: the fan-out-join example (a JavaScript and a Python branch, then JavaScript),
+// five runs in a row, as a studio runs them.
+await reset();
+const example = JSON.parse(readFileSync(new URL("../examples/fan-out-join.json", import.meta.url), "utf8"));
+console.log(
+  "\nexamples/fan-out-join.json, five runs in a row (node duration_ms: words JS, letters Python, summarise JS)",
+);
+for (let i = 1; i <= 5; i++) {
+  const started = performance.now();
+  const durations = await run(example);
+  console.log(
+    `  run ${i}: words ${durations.words} ms, letters ${durations.letters} ms, summarise ${durations.summarise} ms; run ${ms(performance.now() - started)}`,
+  );
+}
+await reset();

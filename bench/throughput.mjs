@@ -1,0 +1,1195 @@
+// Durable runs through a real studio against bare LangGraph.js with its own SQLite checkpointer:
+// completed hook-triggered runs per second and CPU milliseconds per run on three graphs (start →
+// end, a 10-node chain of Conditions, an 8-way fan-out with a Join), hook answer latency at 20 and
+// 100 in flight, resident memory idle / after 1,000 runs / after 10,000 runs, and what 10,000 runs
+// waiting at a Human node cost and how fast one of them resumes. Prints each figure beside its
+// target; asserts nothing.
+// Run: npm run build && npm install --prefix bench && node bench/throughput.mjs [--runs N] [--quick]
+//      [--postgres] (or DATABASE_URL=postgres://… to use that server)
+import { fork, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const USAGE = `node bench/throughput.mjs [options]
+  --runs N               runs per round (default 600)
+  --quick                skip topping up to 10,000 runs for the memory figure
+  --warmup N             studio runs before the rounds, spread over the graphs (default 1000)
+  --total N              runs after which memory is read again (default 10000)
+  --waiting N            runs left waiting at a Human node (default 10000; 0 skips)
+  --resume-sample N      waiting runs resumed one by one (default 200)
+  --postgres             start a throwaway PostgreSQL cluster (Debian binaries) for the studio
+  --cpu-prof DIR         run the studio under --cpu-prof, profiles written to DIR at its exit
+  --log-level L          the studio's STUDIO_LOG_LEVEL (default info, the production default)
+  --graphs LIST          some of hello,chain10,fanout8 (default all three)
+With DATABASE_URL set, the studio uses a fresh database (or schema) on that server.`;
+
+const GRAPHS = ["hello", "chain10", "fanout8"];
+const IN_FLIGHT = 20;
+const IN_FLIGHT_HIGH = 100;
+const POLL_MS = 2;
+// A run or request that takes longer than this counts as failed instead of stalling the bench.
+const RUN_PATIENCE_MS = 600_000;
+const REQUEST_PATIENCE_MS = 120_000;
+const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
+const TARGET = {
+  cpuRatio: 1.3,
+  cpuRatioStretch: 1.0,
+  rateRatio: 0.75,
+  hookP99HighMs: 50,
+  idleMb: 150,
+  growth: 0.1,
+  waitingMb: 50,
+  resumeAcceptP95Ms: 20,
+  resumeNextNodeP95Ms: 100,
+};
+const BENCH_DIR = fileURLToPath(new URL(".", import.meta.url));
+const STUDIO_ENTRY = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
+const SAVER_PACKAGE = join(BENCH_DIR, "node_modules/@langchain/langgraph-checkpoint-sqlite/package.json");
+
+// ---------------------------------------------------------------------------------------------
+// The workflows: studio documents and the same graphs written by hand in LangGraph.js.
+
+const at = { x: 0, y: 0 };
+const condition = (id) => ({ id, type: "condition", position: at, data: { rules: [], default_label: "next" } });
+
+function studioDocument(name) {
+  if (name === "hello") {
+    return {
+      name: "bench hello",
+      state: [{ name: "greeting", type: "string", default: "Hello" }],
+      nodes: [],
+      edges: [{ id: "e", source: "start", target: "end" }],
+    };
+  }
+  const log = [{ name: "log", type: "list", reducer: "append" }];
+  if (name === "chain10") {
+    const edges = [{ id: "s", source: "start", target: "n0" }];
+    for (let i = 0; i < 10; i++)
+      edges.push({ id: `e${i}`, source: `n${i}`, target: i < 9 ? `n${i + 1}` : "end", label: "next" });
+    return {
+      name: "bench chain10",
+      state: log,
+      nodes: Array.from({ length: 10 }, (_, i) => condition(`n${i}`)),
+      edges,
+    };
+  }
+  if (name === "fanout8") {
+    const nodes = [
+      ...Array.from({ length: 8 }, (_, i) => condition(`b${i}`)),
+      { id: "j", type: "join", position: at, data: {} },
+    ];
+    const edges = [{ id: "end", source: "j", target: "end" }];
+    for (let i = 0; i < 8; i++) {
+      edges.push(
+        { id: `s${i}`, source: "start", target: `b${i}` },
+        { id: `e${i}`, source: `b${i}`, target: "j", label: "next" },
+      );
+    }
+    return { name: "bench fanout8", state: log, nodes, edges };
+  }
+  // A run that stops at a Human node; the node after it is the one whose start is timed.
+  return {
+    name: "bench waiting",
+    state: [...log, { name: "answer", type: "object" }],
+    nodes: [
+      {
+        id: "ask",
+        type: "human",
+        position: at,
+        data: {
+          message: "Go on?",
+          fields: [{ name: "approved", type: "boolean", required: true }],
+          output_field: "answer",
+        },
+      },
+      condition("after"),
+    ],
+    edges: [
+      { id: "s", source: "start", target: "ask" },
+      { id: "a", source: "ask", target: "after" },
+      { id: "e", source: "after", target: "end", label: "next" },
+    ],
+  };
+}
+
+/** The same graphs by hand (as bench/engine.mjs writes them), compiled with `checkpointer`. */
+function bareGraphs({ Annotation, END, START, StateGraph }, checkpointer) {
+  const merge = () => Annotation({ reducer: (a, b) => ({ ...a, ...b }), default: () => ({}) });
+  const append = () => Annotation({ reducer: (a, b) => a.concat(b), default: () => [] });
+  const hello = new StateGraph(Annotation.Root({ greeting: Annotation() })).addEdge(START, END);
+
+  const chain = new StateGraph(Annotation.Root({ log: append(), route: merge() }));
+  const ids = Array.from({ length: 10 }, (_, i) => `n${i}`);
+  for (const id of ids) chain.addNode(id, async () => ({ route: { [id]: "next" } }));
+  chain.addEdge(START, "n0");
+  for (const [i, id] of ids.entries()) chain.addConditionalEdges(id, (s) => s.route[id], { next: ids[i + 1] ?? END });
+
+  const fan = new StateGraph(Annotation.Root({ log: append(), route: merge() }));
+  for (let i = 0; i < 8; i++) fan.addNode(`b${i}`, async () => ({ route: { [`b${i}`]: "next" } }));
+  fan.addNode("j", async () => ({}), { defer: true });
+  for (let i = 0; i < 8; i++) {
+    fan.addEdge(START, `b${i}`);
+    fan.addConditionalEdges(`b${i}`, (s) => s.route[`b${i}`], { next: "j" });
+  }
+  fan.addEdge("j", END);
+  return {
+    hello: { graph: hello.compile({ checkpointer }), input: () => ({ greeting: "Hello" }) },
+    chain10: { graph: chain.compile({ checkpointer }), input: () => ({}) },
+    fanout8: { graph: fan.compile({ checkpointer }), input: () => ({}) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers: statistics, /proc readings, printing.
+
+const percentile = (values, p) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)];
+};
+const fixed = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "—");
+const mb = (kb) => kb / 1024;
+const yes = (met) => (met ? "met" : "MISSED");
+
+const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
+
+function readStat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    // Fields 4 (ppid) and 14–17 (utime, stime, cutime, cstime) of proc(5), counted after the name.
+    return { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14]) };
+  } catch {
+    return null;
+  }
+}
+
+/** The process and its live descendants (sandboxes, pools): pid list. */
+function processTree(root) {
+  const children = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(entry);
+    if (!stat) continue;
+    if (!children.has(stat.ppid)) children.set(stat.ppid, []);
+    children.get(stat.ppid).push(Number(entry));
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+  return tree;
+}
+
+/** CPU milliseconds used so far by a process and its children (finished ones included). */
+function cpuMs(root) {
+  let ticks = 0;
+  for (const pid of processTree(root)) ticks += readStat(pid)?.ticks ?? 0;
+  return (ticks * 1000) / CLK_TCK;
+}
+
+function rssKb(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of the process alone and of its tree (children such as sandbox pools). */
+function memory(root) {
+  const tree = processTree(root);
+  return { own: rssKb(root), tree: tree.reduce((sum, pid) => sum + rssKb(pid), 0), processes: tree.length };
+}
+
+const memoryText = (m) =>
+  m.processes > 1
+    ? `${fixed(mb(m.own))} MB (with its ${m.processes - 1} child process(es): ${fixed(mb(m.tree))} MB)`
+    : `${fixed(mb(m.own))} MB`;
+
+/** Waits until the process tree has been nearly idle (< 3 % of a core) for a second, at most 15 s. */
+async function quiet(pid) {
+  const deadline = performance.now() + 15_000;
+  let last = cpuMs(pid);
+  let calm = 0;
+  while (performance.now() < deadline && calm < 2) {
+    await sleep(500);
+    const now = cpuMs(pid);
+    calm = now - last <= 15 ? calm + 1 : 0;
+    last = now;
+  }
+}
+
+/** A full garbage collection in the studio, through its inspector (HeapProfiler.collectGarbage). */
+async function collectGarbage(inspectorUrl) {
+  const socket = new WebSocket(inspectorUrl);
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the studio's inspector did not answer in 60 s")), 60_000);
+      socket.onerror = () => reject(new Error("the studio's inspector refused the connection"));
+      socket.onopen = () => socket.send(JSON.stringify({ id: 1, method: "HeapProfiler.collectGarbage" }));
+      socket.onmessage = (message) => {
+        if (JSON.parse(message.data).id !== 1) return;
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  } finally {
+    socket.close();
+  }
+}
+
+/**
+ * The studio's resident memory once it is quiet (`rss`), then again after a full garbage
+ * collection (`collected`): what it holds on to, without the garbage it has not collected yet.
+ */
+async function readMemory(studio) {
+  await quiet(studio.pid);
+  const rss = memory(studio.pid);
+  await collectGarbage(studio.inspector);
+  await sleep(500);
+  return { rss, collected: memory(studio.pid) };
+}
+
+const memoryPairText = (m) => `${memoryText(m.rss)}; after a full garbage collection ${memoryText(m.collected)}`;
+
+function table(headers, rows) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
+  console.log(line(headers));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of rows) console.log(line(row));
+}
+
+const loadText = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up: every process, database and directory the bench makes is taken down on exit, error
+// or interrupt.
+
+const cleanups = [];
+const exitKills = new Set();
+let cleaning = null;
+function cleanup() {
+  cleaning ??= (async () => {
+    for (const step of cleanups.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        console.error(`clean-up: ${error.message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+process.once("exit", () => {
+  for (const kill of exitKills) kill();
+});
+let interrupted = false;
+function onSignals() {
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, async () => {
+      interrupted = true;
+      console.error(`\n${signal}: stopping the studio and the bare processes…`);
+      await cleanup();
+      process.exit(130);
+    });
+  }
+}
+
+function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  cleanups.push(remove);
+  exitKills.add(remove);
+  return dir;
+}
+
+/** A child process that dies with the bench whatever happens. */
+function reaped(child, name) {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  exitKills.add(kill);
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => {
+        console.error(`${name} did not stop in 60 s: killed`);
+        kill();
+      }, 60_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    exitKills.delete(kill);
+  });
+  return exited;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bare process: LangGraph.js with the official SQLite saver, driven over IPC.
+
+async function bareChild(file, synchronous) {
+  const langgraph = await import("@langchain/langgraph");
+  const { SqliteSaver } = await import("@langchain/langgraph-checkpoint-sqlite");
+  const saver = SqliteSaver.fromConnString(file);
+  // The saver turns WAL on in setup(), which better-sqlite3's build makes synchronous NORMAL.
+  saver.setup();
+  if (synchronous) saver.db.pragma(`synchronous = ${synchronous}`);
+  const graphs = bareGraphs(langgraph, saver);
+  let thread = 0;
+  process.on("message", async (message) => {
+    if (message.cmd === "info") {
+      const version = (name) =>
+        JSON.parse(readFileSync(join(BENCH_DIR, `node_modules/${name}/package.json`), "utf8")).version;
+      process.send({
+        langgraph: version("@langchain/langgraph"),
+        saver: version("@langchain/langgraph-checkpoint-sqlite"),
+        journal: saver.db.pragma("journal_mode", { simple: true }),
+        synchronous: saver.db.pragma("synchronous", { simple: true }),
+      });
+      return;
+    }
+    const { graph, input } = graphs[message.graph];
+    const latencies = [];
+    let issued = 0;
+    let failures = 0;
+    let firstError = null;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: message.inFlight }, async () => {
+        while (issued < message.runs) {
+          issued++;
+          const begun = performance.now();
+          try {
+            await graph.invoke(input(), { configurable: { thread_id: `bare-${thread++}` }, durability: "sync" });
+            latencies.push(performance.now() - begun);
+          } catch (error) {
+            failures++;
+            firstError ??= String(error);
+          }
+        }
+      }),
+    );
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    process.send({ wallMs, latencies, failures, firstError, selfCpuMs: (used.user + used.system) / 1000 });
+  });
+  process.send({ ready: true });
+}
+
+async function startBare(file, synchronous) {
+  const child = fork(fileURLToPath(import.meta.url), ["--bare-child", file, synchronous ?? ""], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = reaped(child, "the bare process");
+  const next = () =>
+    new Promise((resolve, reject) => {
+      const onExit = (code) => reject(new Error(`the bare process exited with ${code}`));
+      child.once("exit", onExit);
+      child.once("message", (message) => {
+        child.off("exit", onExit);
+        resolve(message);
+      });
+    });
+  await next();
+  const ask = (message) => {
+    const answer = next();
+    child.send(message);
+    return answer;
+  };
+  return {
+    pid: child.pid,
+    info: () => ask({ cmd: "info" }),
+    async round(graph, runs, inFlight) {
+      const cpu = cpuMs(child.pid);
+      const result = await ask({ cmd: "round", graph, runs, inFlight });
+      const cpuUsed = cpuMs(child.pid) - cpu;
+      const completed = runs - result.failures;
+      return {
+        completed,
+        failures: result.failures,
+        firstError: result.firstError,
+        wallMs: result.wallMs,
+        cpuMs: cpuUsed,
+        selfCpuMs: result.selfCpuMs,
+        runLatencies: result.latencies,
+      };
+    },
+    exited,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The studio: a real `superstep start`, its database, an HTTP client and a run observer.
+
+/** A fresh PostgreSQL database (or, without the right to create one, a fresh schema) on `url`. */
+async function freshPostgres(url) {
+  const { default: pg } = await import("pg");
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const name = `superstep_bench_${randomBytes(5).toString("hex")}`;
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    });
+    return { url: target.toString(), where: `database ${name}` };
+  } catch (error) {
+    if (error.code !== "42501") throw error;
+    // No CREATEDB: a schema of our own in the given database, first on the search path.
+    await admin.query(`CREATE SCHEMA ${name}`);
+    const target = new URL(url);
+    target.searchParams.set("options", `-c search_path=${name}`);
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+      await client.end();
+    });
+    return { url: target.toString(), where: `schema ${name}` };
+  } finally {
+    await admin.end();
+  }
+}
+
+function studioEnvironment(options, dataDir, databaseUrl) {
+  const env = { ...process.env };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  const limits = {
+    STUDIO_WORKER_CONCURRENCY: String(IN_FLIGHT),
+    STUDIO_USER_MAX_RUNS: String(IN_FLIGHT),
+    STUDIO_USER_MAX_QUEUED: "1000000",
+    STUDIO_USER_RUN_RATE: "100000",
+    STUDIO_HOOK_RATE_LIMIT: "1000000",
+  };
+  return {
+    limits,
+    env: {
+      ...env,
+      ...limits,
+      STUDIO_DATA_DIR: dataDir,
+      STUDIO_HOST: "127.0.0.1",
+      STUDIO_PORT: "0",
+      STUDIO_LOG_LEVEL: options["log-level"],
+      STUDIO_LOG_FORMAT: "json",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+  };
+}
+
+function startStudio(env, cpuProfDir) {
+  // The inspector (loopback, a free port) lets the bench ask for a full garbage collection.
+  const flags = ["--inspect=127.0.0.1:0", ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [])];
+  const child = spawn(process.execPath, [...flags, STUDIO_ENTRY, "start"], { env });
+  const exited = reaped(child, "the studio");
+  let output = "";
+  // The last lines it wrote, to show if it stops on its own.
+  let tail = [];
+  let stopping = false;
+  cleanups.push(() => {
+    stopping = true;
+  });
+  child.once("exit", (code, signal) => {
+    if (stopping || output !== null) return;
+    console.error(
+      `\nThe studio exited by itself (code ${code}, signal ${signal}); its last lines:\n${tail.join("\n")}`,
+    );
+  });
+  return new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      tail = [...tail, ...chunk.toString().split("\n").filter(Boolean)].slice(-20);
+      if (output === null) return; // started: keep draining the pipe
+      output += chunk.toString();
+      const match = /running on http:\/\/[^:]+:(\d+)/.exec(output);
+      const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(output);
+      if (!match || !inspector) return;
+      output = null;
+      resolve({ child, pid: child.pid, port: Number(match[1]), inspector: inspector[1], exited });
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the studio exited with ${code}:\n${output}`)));
+  });
+}
+
+// Idle connections are dropped after 30 s, well before the server's keep-alive timeout (72 s), so a
+// request never goes out on a connection the server is closing (ECONNRESET) after a long bare round.
+const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
+
+/** One JSON request over a kept-alive connection; resolves with status, body and headers. */
+function call(port, method, path, { body, token } = {}) {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString();
+          let parsed = null;
+          try {
+            parsed = text ? JSON.parse(text) : null;
+          } catch {
+            parsed = { raw: text };
+          }
+          resolve({ status: res.statusCode, body: parsed, headers: res.headers });
+        });
+        res.on("error", reject);
+      },
+    );
+    req.setTimeout(REQUEST_PATIENCE_MS, () => req.destroy(new Error(`no answer in ${REQUEST_PATIENCE_MS / 1000} s`)));
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+async function must(port, method, path, options, expected) {
+  const answer = await call(port, method, path, options);
+  if (answer.status !== expected)
+    throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
+  return answer.body.data;
+}
+
+/**
+ * Knows when runs reach a status by reading their rows straight from the studio's database,
+ * every POLL_MS, by primary key: no request to the studio, so it costs the studio no CPU. The
+ * status is written in the same transaction as the run's ending event, so `ok` here is final.
+ */
+async function startObserver(kind, where) {
+  let query;
+  let close;
+  let backendPid = null;
+  if (kind === "sqlite") {
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(where, { readOnly: true });
+    db.exec("PRAGMA busy_timeout = 5000");
+    const statement = db.prepare("SELECT id, status, error FROM runs WHERE id IN (SELECT value FROM json_each(?))");
+    query = async (ids) => statement.all(JSON.stringify(ids));
+    close = async () => db.close();
+  } else {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: where });
+    await client.connect();
+    backendPid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+    query = async (ids) => (await client.query("SELECT id, status, error FROM runs WHERE id = ANY($1)", [ids])).rows;
+    close = () => client.end();
+  }
+  const pending = new Map();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      if (pending.size > 0) {
+        const now = performance.now();
+        for (const row of await query([...pending.keys()])) {
+          const waiter = pending.get(row.id);
+          if (!waiter) continue;
+          if (TERMINAL.has(row.status) || row.status === waiter.status) {
+            pending.delete(row.id);
+            waiter.resolve({ status: row.status, error: row.error, at: now });
+          } else if (now > waiter.deadline) {
+            pending.delete(row.id);
+            waiter.resolve({
+              status: row.status,
+              error: `still ${row.status} after ${RUN_PATIENCE_MS / 1000} s`,
+              at: now,
+            });
+          }
+        }
+      }
+      await sleep(POLL_MS);
+    }
+  })();
+  return {
+    /** The PostgreSQL server process serving the observer's own queries (its CPU is not the studio's). */
+    backendPid,
+    /** Resolves once the run reaches `status` or ends (or has not, after RUN_PATIENCE_MS). */
+    until: (runId, status = "ok") =>
+      new Promise((resolve) => pending.set(runId, { status, resolve, deadline: performance.now() + RUN_PATIENCE_MS })),
+    async stop() {
+      stopped = true;
+      await loop;
+      await close();
+    },
+  };
+}
+
+/**
+ * CPU used so far by a local PostgreSQL server for the studio: the postmaster and every backend
+ * (ended ones included), less the backend that answers the bench's own observer. Null when the
+ * server is not a process on this machine.
+ */
+function databaseCpuMs(studio) {
+  if (!studio.databasePid) return null;
+  const observer = studio.observer.backendPid ? cpuMs(studio.observer.backendPid) : 0;
+  return cpuMs(studio.databasePid) - observer;
+}
+
+/** The pid of the PostgreSQL server behind a connection, when it runs on this machine (else null). */
+async function postgresServerPid(client) {
+  const backend = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+  const stat = readStat(backend);
+  if (!stat) return null;
+  try {
+    return readFileSync(`/proc/${stat.ppid}/comm`, "utf8").trim() === "postgres" ? stat.ppid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Closed loop, like the bare process: `inFlight` clients, each triggering a run through the hook
+ * and triggering the next one once it has reached `status`.
+ */
+async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
+  const hookLatencies = [];
+  const runLatencies = [];
+  const failures = [];
+  let issued = 0;
+  const cpu = cpuMs(studio.pid);
+  const dbCpu = databaseCpuMs(studio);
+  const own = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (issued < runs) {
+        issued++;
+        const begun = performance.now();
+        let answer;
+        try {
+          answer = await call(studio.port, "POST", `/api/hooks/workflows/${workflowId}/runs`, {
+            body: { input: {} },
+            token: studio.key,
+          });
+        } catch (error) {
+          failures.push(`hook request failed: ${error.message}`);
+          continue;
+        }
+        hookLatencies.push(performance.now() - begun);
+        if (answer.status !== 202) {
+          failures.push(`hook ${answer.status} ${answer.body?.error?.code ?? ""}`);
+          continue;
+        }
+        const ending = await studio.observer.until(answer.body.data.run_id, status);
+        if (ending.status !== status) failures.push(`run ${ending.status} ${ending.error ?? ""}`.slice(0, 300));
+        else runLatencies.push(ending.at - begun);
+      }
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(own);
+  return {
+    completed: runs - failures.length,
+    failures: failures.length,
+    firstError: failures[0] ?? null,
+    wallMs,
+    cpuMs: cpuMs(studio.pid) - cpu,
+    dbCpuMs: dbCpu === null ? null : databaseCpuMs(studio) - dbCpu,
+    benchCpuMs: (used.user + used.system) / 1000,
+    hookLatencies,
+    runLatencies,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bench.
+
+// Each figure of a set of rounds, summed over the rounds.
+function totals(rounds) {
+  const sum = (key) => rounds.reduce((acc, r) => acc + r[key], 0);
+  const completed = sum("completed");
+  return {
+    completed,
+    failures: sum("failures"),
+    rate: completed / (sum("wallMs") / 1000),
+    cpu: sum("cpuMs") / completed,
+    hooks: rounds.flatMap((r) => r.hookLatencies ?? []),
+  };
+}
+
+const roundText = (r) =>
+  `${r.completed} ok in ${fixed(r.wallMs / 1000, 2)} s: ${fixed(r.completed / (r.wallMs / 1000))} runs/s, ` +
+  `${fixed(r.cpuMs / r.completed, 2)} CPU ms/run` +
+  (r.failures ? `, ${r.failures} FAILED (first: ${r.firstError})` : "");
+
+async function main() {
+  const { values: options } = parseArgs({
+    options: {
+      runs: { type: "string", default: "600" },
+      quick: { type: "boolean", default: false },
+      warmup: { type: "string", default: "1000" },
+      total: { type: "string", default: "10000" },
+      waiting: { type: "string", default: "10000" },
+      "resume-sample": { type: "string", default: "200" },
+      postgres: { type: "boolean", default: false },
+      "cpu-prof": { type: "string" },
+      "log-level": { type: "string", default: "info" },
+      graphs: { type: "string", default: GRAPHS.join(",") },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (options.help) {
+    console.log(USAGE);
+    return;
+  }
+  const count = (name) => {
+    const value = Number(options[name]);
+    if (!Number.isInteger(value) || value < 0)
+      throw new Error(`--${name} must be a whole number, not ${options[name]}`);
+    return value;
+  };
+  const runs = Math.max(1, count("runs"));
+  const warmup = count("warmup");
+  const total = count("total");
+  const waiting = count("waiting");
+  const resumeSample = Math.min(count("resume-sample"), waiting);
+  const graphs = options.graphs.split(",").filter(Boolean);
+  const unknown = graphs.filter((name) => !GRAPHS.includes(name));
+  if (graphs.length === 0 || unknown.length > 0) throw new Error(`--graphs takes some of ${GRAPHS.join(", ")}`);
+  if (!existsSync(STUDIO_ENTRY)) throw new Error("the backend is not built: run `npm run build` first");
+  if (!existsSync(SAVER_PACKAGE)) {
+    console.error(
+      "The bare baseline needs @langchain/langgraph-checkpoint-sqlite: run `npm install --prefix bench` first",
+    );
+    console.error("(better-sqlite3 builds from source when no prebuilt binary can be fetched; see bench/README.md).");
+    process.exitCode = 1;
+    return;
+  }
+  const benchStarted = performance.now();
+  const loadAtStart = loadText();
+
+  // The studio's database.
+  let databaseUrl = null;
+  let databaseText = "SQLite (embedded, the studio's default)";
+  if (options.postgres) {
+    const { startPostgresCluster } = await import("../backend/test/postgres-cluster.ts");
+    const cluster = await startPostgresCluster({ fsync: true });
+    cleanups.push(() => cluster.stop());
+    const fresh = await freshPostgres(cluster.adminUrl);
+    databaseUrl = fresh.url;
+    databaseText = `PostgreSQL (a throwaway cluster on loopback; fresh ${fresh.where})`;
+  } else if (process.env.DATABASE_URL) {
+    const fresh = await freshPostgres(process.env.DATABASE_URL);
+    databaseUrl = fresh.url;
+    databaseText = `PostgreSQL (DATABASE_URL's server; fresh ${fresh.where})`;
+  }
+
+  // Two bare processes: the saver as it comes, and the same with every commit synced like the studio's.
+  const bareDir = tempDir("superstep-bare-");
+  const bare = await startBare(join(bareDir, "bare.db"), null);
+  const bareFull = await startBare(join(bareDir, "bare-full.db"), "FULL");
+  const bareInfo = await bare.info();
+  const bareFullInfo = await bareFull.info();
+
+  const dataDir = tempDir("superstep-throughput-");
+  const { env, limits } = studioEnvironment(options, dataDir, databaseUrl);
+
+  console.log("Throughput: durable studio runs against bare LangGraph.js with its own SQLite checkpointer\n");
+  console.log(
+    `Node ${process.version}; ${cpus().length} cores (${cpus()[0]?.model ?? "?"}); load average ${loadAtStart}`,
+  );
+  console.log(`Studio database: ${databaseText}`);
+  console.log(
+    `Studio settings: ${Object.entries(limits)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+  );
+  console.log(
+    `                 STUDIO_LOG_LEVEL=${options["log-level"]} STUDIO_LOG_FORMAT=json (the bench drains the logs)`,
+  );
+  console.log(
+    `Bare: @langchain/langgraph ${bareInfo.langgraph} + @langchain/langgraph-checkpoint-sqlite ${bareInfo.saver} on a file ` +
+      `(journal_mode ${bareInfo.journal}, synchronous ${bareInfo.synchronous}); invoke() with durability "sync" in a child process.`,
+  );
+  const studioLanggraph = JSON.parse(
+    readFileSync(fileURLToPath(new URL("../node_modules/@langchain/langgraph/package.json", import.meta.url)), "utf8"),
+  ).version;
+  if (studioLanggraph !== bareInfo.langgraph) {
+    console.log(
+      `      NOTE: the studio uses @langchain/langgraph ${studioLanggraph}: bring bench/package.json in step and reinstall.`,
+    );
+  }
+  console.log(
+    `      "bare-full": the same with synchronous ${bareFullInfo.synchronous} (FULL: every commit synced to disk, as the studio's SQLite does);`,
+  );
+  console.log(
+    "      the targets are against the saver as it comes (NORMAL in WAL mode: commits are synced only at checkpoints).",
+  );
+  console.log(
+    `Rounds: ${runs} runs each at ${IN_FLIGHT} in flight (closed loop), studio/bare/bare-full twice per graph; studio runs ` +
+      `triggered with POST /api/hooks/workflows/:id/runs,\n        completion read from the studio's runs table every ${POLL_MS} ms (no request to the studio).\n`,
+  );
+
+  const studio = await startStudio(env, options["cpu-prof"]);
+  // Our connections go first, so the studio's graceful stop does not wait for them.
+  cleanups.push(() => agent.destroy());
+  const idle = await readMemory(studio);
+  console.log(`Studio started (pid ${studio.pid}); idle resident memory ${memoryPairText(idle)}`);
+
+  if (databaseUrl) {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const { rows } = await client.query(
+      "SELECT current_setting('server_version') v, current_setting('fsync') f, current_setting('synchronous_commit') s",
+    );
+    studio.databasePid = await postgresServerPid(client);
+    await client.end();
+    console.log(
+      `PostgreSQL ${rows[0].v}: fsync ${rows[0].f}, synchronous_commit ${rows[0].s}; ` +
+        (studio.databasePid
+          ? `its server's CPU (pid ${studio.databasePid} and its backends, less the bench's own) is printed as "db CPU"`
+          : "its server is not on this machine: its CPU is not counted"),
+    );
+    studio.observer = await startObserver("postgres", databaseUrl);
+  } else {
+    const file = join(dataDir, "superstep.db");
+    const { DatabaseSync } = await import("node:sqlite");
+    const probe = new DatabaseSync(file, { readOnly: true });
+    const journal = probe.prepare("PRAGMA journal_mode").get().journal_mode;
+    const synchronous = probe.prepare("PRAGMA synchronous").get().synchronous;
+    probe.close();
+    console.log(
+      `Studio SQLite (node:sqlite): journal_mode ${journal}, synchronous ${synchronous} (the build's default, FULL)`,
+    );
+    studio.observer = await startObserver("sqlite", file);
+  }
+  cleanups.push(() => studio.observer.stop());
+
+  // Owner, API key, workflows.
+  const { token } = await must(
+    studio.port,
+    "POST",
+    "/api/auth/setup",
+    { body: { email: "bench@example.com", password: "bench-password" } },
+    201,
+  );
+  studio.key = (await must(studio.port, "POST", "/api/api-keys", { body: { name: "bench" }, token }, 201)).key;
+  const workflows = {};
+  for (const name of [...GRAPHS, "waiting"]) {
+    workflows[name] = (
+      await must(studio.port, "POST", "/api/workflows", { body: studioDocument(name), token }, 201)
+    ).id;
+  }
+  let studioRuns = 0;
+  const studioRoundCounted = async (...args) => {
+    const result = await studioRound(studio, ...args);
+    studioRuns += result.completed + result.failures;
+    return result;
+  };
+
+  // Warm-up (JIT, caches) on every side; then memory after it.
+  const perGraph = Math.ceil(warmup / graphs.length);
+  let warmed = 0;
+  for (const name of graphs) {
+    const share = Math.min(perGraph, warmup - warmed);
+    warmed += share;
+    if (share > 0) await studioRoundCounted(workflows[name], share, IN_FLIGHT);
+    if (perGraph > 0) {
+      await bare.round(name, perGraph, IN_FLIGHT);
+      await bareFull.round(name, perGraph, IN_FLIGHT);
+    }
+  }
+  const afterWarmup = await readMemory(studio);
+  const afterWarmupRuns = studioRuns;
+  console.log(`Warm-up: ${studioRuns} studio runs; resident memory ${memoryPairText(afterWarmup)}\n`);
+
+  // The interleaved rounds.
+  const sides = { studio: null, bare, "bare-full": bareFull };
+  const results = {};
+  for (const name of graphs) {
+    results[name] = { studio: [], bare: [], "bare-full": [] };
+    for (let round = 1; round <= 2; round++) {
+      for (const [side, runner] of Object.entries(sides)) {
+        const r = runner
+          ? await runner.round(name, runs, IN_FLIGHT)
+          : await studioRoundCounted(workflows[name], runs, IN_FLIGHT);
+        results[name][side].push(r);
+        console.log(`  ${name} round ${round} ${side.padEnd(9)} ${roundText(r)}`);
+      }
+    }
+  }
+
+  // Hook answers at 100 in flight while runs execute.
+  const high = await studioRoundCounted(workflows.chain10, runs, IN_FLIGHT_HIGH);
+  console.log(`  chain10 at ${IN_FLIGHT_HIGH} in flight, studio ${roundText(high)}`);
+
+  // Memory after many runs.
+  if (!options.quick && studioRuns < total) {
+    console.log(`\nTopping up to ${total} studio runs for the memory figure…`);
+    let turn = 0;
+    while (studioRuns < total) {
+      const name = graphs[turn++ % graphs.length];
+      const r = await studioRoundCounted(workflows[name], Math.min(runs, total - studioRuns), IN_FLIGHT);
+      console.log(`  ${studioRuns} runs (${name}: ${roundText(r)})`);
+    }
+  }
+  const afterRuns = await readMemory(studio);
+  const afterRunsCount = studioRuns;
+  console.log(`After ${studioRuns} studio runs: resident memory ${memoryPairText(afterRuns)}`);
+
+  // Runs waiting at a Human node, then a sample of them resumed one by one.
+  let waited = null;
+  if (waiting > 0) {
+    console.log(`\nLeaving ${waiting} runs waiting at a Human node…`);
+    const before = afterRuns;
+    const left = await studioRound(studio, workflows.waiting, waiting, IN_FLIGHT, "waiting");
+    const after = await readMemory(studio);
+    console.log(`  ${roundText(left).replace(" ok ", " waiting ")}`);
+    console.log(`  resident memory ${memoryPairText(after)}`);
+    const sample = [];
+    while (sample.length < resumeSample) {
+      const page = await must(
+        studio.port,
+        "GET",
+        `/api/runs?workflow_id=${workflows.waiting}&status=waiting&limit=200&offset=${sample.length}`,
+        { token: studio.key },
+        200,
+      );
+      if (page.length === 0) break;
+      sample.push(...page.map((run) => run.id));
+    }
+    const accept = [];
+    const nextNode = [];
+    const failures = [];
+    for (const runId of sample.slice(0, resumeSample)) {
+      // Event times are the server's wall clock, in milliseconds: compare with ours.
+      const sentAt = performance.timeOrigin + performance.now();
+      const begun = performance.now();
+      const answer = await call(studio.port, "POST", `/api/runs/${runId}/resume`, {
+        body: { input: { approved: true } },
+        token: studio.key,
+      });
+      accept.push(performance.now() - begun);
+      if (answer.status !== 200) {
+        failures.push(`resume answered ${answer.status} ${answer.body?.error?.code ?? ""}`);
+        continue;
+      }
+      const ending = await studio.observer.until(runId, "ok");
+      if (ending.status !== "ok") {
+        failures.push(`run ${ending.status} ${ending.error ?? ""}`.slice(0, 300));
+        continue;
+      }
+      const events = await must(studio.port, "GET", `/api/runs/${runId}/events?after=0`, { token: studio.key }, 200);
+      const started = events.find((e) => e.type === "node_started" && e.node_id === "after");
+      if (started) nextNode.push(Date.parse(started.ts) - sentAt);
+      else failures.push("no node_started event for the node after the Human node");
+    }
+    waited = { left, before, after, accept, nextNode, failures };
+  }
+
+  // ---- Results -------------------------------------------------------------------------------
+  console.log("\nPer round (CPU: the process and its children, per completed run; run: trigger to completion seen):\n");
+  const rows = [];
+  for (const name of graphs) {
+    for (let i = 0; i < 2; i++) {
+      for (const side of Object.keys(sides)) {
+        const r = results[name][side][i];
+        rows.push([
+          name,
+          i + 1,
+          side,
+          r.completed,
+          fixed(r.completed / (r.wallMs / 1000)),
+          fixed(r.cpuMs / r.completed, 2),
+          fixed(percentile(r.runLatencies, 0.5)),
+          fixed(percentile(r.runLatencies, 0.99)),
+          r.hookLatencies ? fixed(percentile(r.hookLatencies, 0.5)) : "",
+          r.hookLatencies ? fixed(percentile(r.hookLatencies, 0.99)) : "",
+          r.benchCpuMs === undefined ? "" : fixed(r.benchCpuMs / r.completed, 2),
+          ...(studio.databasePid ? [r.dbCpuMs == null ? "" : fixed(r.dbCpuMs / r.completed, 2)] : []),
+          r.failures || "",
+        ]);
+      }
+    }
+  }
+  table(
+    [
+      "graph",
+      "round",
+      "side",
+      "runs ok",
+      "runs/s",
+      "CPU ms/run",
+      "run p50 ms",
+      "run p99 ms",
+      "hook p50 ms",
+      "hook p99 ms",
+      "bench CPU ms/run",
+      ...(studio.databasePid ? ["db CPU ms/run"] : []),
+      "failed",
+    ],
+    rows,
+  );
+  console.log("(bench CPU: this script's load generator and observer, which share the machine with the studio)");
+
+  const summary = [];
+  const add = (figure, value, target, met) => summary.push([figure, value, target, met === null ? "" : yes(met)]);
+  for (const name of graphs) {
+    const s = totals(results[name].studio);
+    const b = totals(results[name].bare);
+    const f = totals(results[name]["bare-full"]);
+    const cpuRatio = s.cpu / b.cpu;
+    const rateRatio = s.rate / b.rate;
+    add(
+      `${name}: CPU per run, studio / bare`,
+      `${fixed(s.cpu, 2)} / ${fixed(b.cpu, 2)} ms = ${fixed(cpuRatio, 2)}×`,
+      `≤ ${TARGET.cpuRatio}×`,
+      cpuRatio <= TARGET.cpuRatio,
+    );
+    add(
+      `${name}: CPU per run, stretch`,
+      `${fixed(cpuRatio, 2)}×`,
+      `≤ ${TARGET.cpuRatioStretch}×`,
+      cpuRatio <= TARGET.cpuRatioStretch,
+    );
+    add(
+      `${name}: completed runs/s, studio / bare`,
+      `${fixed(s.rate)} / ${fixed(b.rate)} = ${fixed(rateRatio, 2)}×`,
+      `≥ ${TARGET.rateRatio}×`,
+      rateRatio >= TARGET.rateRatio,
+    );
+    if (studio.databasePid) {
+      const db = results[name].studio.reduce((sum, r) => sum + r.dbCpuMs, 0) / s.completed;
+      add(
+        `${name}: CPU per run, studio + PostgreSQL / bare`,
+        `${fixed(s.cpu, 2)} + ${fixed(db, 2)} ms = ${fixed((s.cpu + db) / b.cpu, 2)}×`,
+        "(context: bare's SQLite works in its process)",
+        null,
+      );
+    }
+    add(
+      `${name}: against bare-full (CPU, runs/s)`,
+      `${fixed(s.cpu / f.cpu, 2)}× (${fixed(f.cpu, 2)} ms), ${fixed(s.rate / f.rate, 2)}× (${fixed(f.rate)}/s)`,
+      "(context)",
+      null,
+    );
+    add(
+      `${name}: hook 202 p50 / p99, ${IN_FLIGHT} in flight`,
+      `${fixed(percentile(s.hooks, 0.5))} / ${fixed(percentile(s.hooks, 0.99))} ms`,
+      "",
+      null,
+    );
+  }
+  const highP99 = percentile(high.hookLatencies, 0.99);
+  add(
+    `chain10: hook 202 p50 / p99, ${IN_FLIGHT_HIGH} in flight`,
+    `${fixed(percentile(high.hookLatencies, 0.5))} / ${fixed(highP99)} ms`,
+    `p99 ≤ ${TARGET.hookP99HighMs} ms`,
+    highP99 <= TARGET.hookP99HighMs,
+  );
+  add(
+    `chain10, ${IN_FLIGHT_HIGH} in flight: runs/s, CPU per run`,
+    `${fixed(high.completed / (high.wallMs / 1000))}, ${fixed(high.cpuMs / high.completed, 2)} ms`,
+    "",
+    null,
+  );
+  // Memory: as it is (rss) and what is left after a full garbage collection (gc). The idle figure
+  // is judged as it is; growth and what waiting runs add, on what the studio keeps (after a GC).
+  const pair = (m) => `${fixed(mb(m.rss.own))} MB, gc ${fixed(mb(m.collected.own))} MB`;
+  const signed = (ratio) => `${ratio >= 0 ? "+" : ""}${fixed(ratio * 100)} %`;
+  add(
+    "resident memory, idle after start (rss, after gc)",
+    pair(idle),
+    `rss ≤ ${TARGET.idleMb} MB`,
+    mb(idle.rss.own) <= TARGET.idleMb,
+  );
+  add(`resident memory after ${afterWarmupRuns} runs`, pair(afterWarmup), "", null);
+  const growth = afterRuns.collected.own / afterWarmup.collected.own - 1;
+  const reached = afterRunsCount >= total;
+  add(
+    `resident memory after ${afterRunsCount} runs`,
+    `${pair(afterRuns)} (gc ${signed(growth)}, rss ${signed(afterRuns.rss.own / afterWarmup.rss.own - 1)})`,
+    reached ? `gc ≤ +${TARGET.growth * 100} % over after ${afterWarmupRuns}` : `(${total} not reached: --quick)`,
+    reached ? growth <= TARGET.growth : null,
+  );
+  if (waited) {
+    const added = mb(waited.after.collected.own - waited.before.collected.own);
+    add(
+      `${waited.left.completed} runs waiting at a Human node: memory added`,
+      `gc ${fixed(added)} MB (${fixed(mb(waited.before.collected.own))} → ${fixed(mb(waited.after.collected.own))}); ` +
+        `rss ${fixed(mb(waited.before.rss.own))} → ${fixed(mb(waited.after.rss.own))} MB`,
+      `gc ≤ ${TARGET.waitingMb} MB`,
+      added <= TARGET.waitingMb,
+    );
+    add(
+      "runs left waiting: runs/s, CPU per run",
+      `${fixed(waited.left.completed / (waited.left.wallMs / 1000))}, ${fixed(waited.left.cpuMs / waited.left.completed, 2)} ms`,
+      "",
+      null,
+    );
+    const accept95 = percentile(waited.accept, 0.95);
+    const next95 = percentile(waited.nextNode, 0.95);
+    add(
+      `resume, ${waited.accept.length} one by one: accepted p50 / p95`,
+      `${fixed(percentile(waited.accept, 0.5))} / ${fixed(accept95)} ms`,
+      `p95 ≤ ${TARGET.resumeAcceptP95Ms} ms`,
+      accept95 <= TARGET.resumeAcceptP95Ms,
+    );
+    add(
+      "resume: next node started p50 / p95",
+      `${fixed(percentile(waited.nextNode, 0.5))} / ${fixed(next95)} ms`,
+      `p95 ≤ ${TARGET.resumeNextNodeP95Ms} ms`,
+      next95 <= TARGET.resumeNextNodeP95Ms,
+    );
+  }
+  console.log("\nSummary:\n");
+  table(["figure", "value", "target", ""], summary);
+
+  const failed =
+    Object.values(results).reduce((n, r) => n + Object.values(r).reduce((m, list) => m + totals(list).failures, 0), 0) +
+    high.failures +
+    (waited ? waited.left.failures + waited.failures.length : 0);
+  if (failed > 0) {
+    console.log(`\n${failed} run(s) or resume(s) FAILED: the figures count completed runs only.`);
+    if (waited?.failures.length) console.log(`First resume failure: ${waited.failures[0]}`);
+  }
+  console.log(
+    `\nEnd: ${studioRuns + (waited?.left.completed ?? 0)} studio runs; resident memory ${memoryText(memory(studio.pid))}; ` +
+      `load average at start ${loadAtStart}, at end ${loadText()}; ${fixed((performance.now() - benchStarted) / 60_000)} minutes.`,
+  );
+  if (options["cpu-prof"]) console.log(`The studio's CPU profile goes to ${options["cpu-prof"]} when it stops.`);
+}
+
+const bareIndex = process.argv.indexOf("--bare-child");
+if (bareIndex >= 0) {
+  await bareChild(process.argv[bareIndex + 1], process.argv[bareIndex + 2] || null);
+} else {
+  onSignals();
+  try {
+    await main();
+  } catch (error) {
+    // After an interrupt, requests cut short are expected: no trace for them.
+    if (!interrupted) console.error(error);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
