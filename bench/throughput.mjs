@@ -837,7 +837,7 @@ async function main() {
     );
   }
   console.log(
-    `      "bare-full": the same with synchronous ${bareFullInfo.synchronous} (FULL: every commit synced to disk, as the studio's SQLite does);`,
+    `      "bare-full": the same with synchronous ${bareFullInfo.synchronous} (FULL: every commit synced to disk before it returns; the studio syncs every write before acknowledging it);`,
   );
   console.log(
     "      the targets are against the saver as it comes (NORMAL in WAL mode: commits are synced only at checkpoints).",
@@ -874,10 +874,10 @@ async function main() {
     const { DatabaseSync } = await import("node:sqlite");
     const probe = new DatabaseSync(file, { readOnly: true });
     const journal = probe.prepare("PRAGMA journal_mode").get().journal_mode;
-    const synchronous = probe.prepare("PRAGMA synchronous").get().synchronous;
     probe.close();
+    // synchronous is a setting of each connection (this probe's would say nothing of the studio's).
     console.log(
-      `Studio SQLite (node:sqlite): journal_mode ${journal}, synchronous ${synchronous} (the build's default, FULL)`,
+      `Studio SQLite (node:sqlite): journal_mode ${journal}; synchronous NORMAL with the studio's own WAL sync before any write is acknowledged`,
     );
     studio.observer = await startObserver("sqlite", file);
   }

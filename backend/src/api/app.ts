@@ -42,6 +42,12 @@ export async function buildApp(container: Container) {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  // No answer shows data a power loss could still take back (see repositories/wal-durability.ts).
+  // A route whose answer holds only what its own writes put on disk says so (`ownWritesOnly`).
+  app.addHook("onSend", async (request) => {
+    if ((request.routeOptions.config as { ownWritesOnly?: boolean } | undefined)?.ownWritesOnly) return;
+    await container.database.settled();
+  });
   const load = new RequestLoad(config.maxInFlight);
   load.register(app);
   app.decorate("requestLoad", load);

@@ -93,7 +93,10 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
     engine: config.engine,
     credentialTypes: (ownerId) => credentials.typeFor(ownerId),
   });
-  const runRepository = new RunRepository(database.db);
+  const runRepository = new RunRepository(database.db, {
+    settled: () => database.settled(),
+    writes: database.writes,
+  });
   const bus = new RunBus();
   const background = new BackgroundMonitor(logger);
   // Names this process in the leases and claims it takes.
@@ -117,8 +120,9 @@ export async function buildContainer(config: Config, logger: Logger): Promise<Co
   });
   const executor = new RunExecutor({
     db: database.db,
+    writes: database.writes,
     runs: runRepository,
-    nodeResults: new NodeResultRepository(database.db),
+    nodeResults: new NodeResultRepository(database.db, () => database.settled()),
     engine: config.engine,
     bus,
     logger,

@@ -95,7 +95,17 @@ describe("a full disk under the database", () => {
     disk = mountSmallDisk(64, postgres ? await serverOwner() : undefined);
     const placed = await databaseOn(disk);
     database = placed;
-    opened = await openTroubleStudio({ ...placed.env, STUDIO_RUN_LEASE_TTL: "2" }, gate);
+    // Only the disk refuses here: the per-user limits (60 starts a minute, 100 queued by default)
+    // must not refuse first while the triggers use up the room left in pages the database has.
+    opened = await openTroubleStudio(
+      {
+        ...placed.env,
+        STUDIO_RUN_LEASE_TTL: "2",
+        STUDIO_USER_RUN_RATE: "100000",
+        STUDIO_USER_MAX_QUEUED: "100000",
+      },
+      gate,
+    );
     const { studio, trigger, getRun, logged, ended } = opened;
     await studio.container.runs.start(250);
     const first = await trigger();

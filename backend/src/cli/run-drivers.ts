@@ -152,6 +152,8 @@ export class RecordedDriver implements RunDriver {
     const id = this.#runId as string;
     await this.#container.runs.executeNow(id);
     const run = await this.#container.runs.get(this.#owner, id);
+    // What is printed (the run's state, output or question) is on disk first, as an HTTP answer is.
+    await this.#container.database.settled();
     return {
       runId: id,
       status: run.status,

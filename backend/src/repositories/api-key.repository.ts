@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { ApiKeyRow, Database } from "../models/database.model.js";
 import { nowIso } from "./clock.js";
+import { preparedQuery } from "./prepared-query.js";
 
 export interface NewApiKey {
   userId: string;
@@ -10,6 +11,11 @@ export interface NewApiKey {
   keyHash: string;
   callbackSecret: string;
 }
+
+// Read by every hook call: compiled once.
+const activeKeyByHash = preparedQuery<{ keyHash: string }, ApiKeyRow>((db, p) =>
+  db.selectFrom("api_keys").selectAll().where("key_hash", "=", p.keyHash).where("revoked_at", "is", null),
+);
 
 export class ApiKeyRepository {
   readonly #db: Kysely<Database>;
@@ -50,13 +56,8 @@ export class ApiKeyRepository {
     return this.#db.selectFrom("api_keys").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
-  findActiveByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
-    return this.#db
-      .selectFrom("api_keys")
-      .selectAll()
-      .where("key_hash", "=", keyHash)
-      .where("revoked_at", "is", null)
-      .executeTakeFirst();
+  async findActiveByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
+    return (await activeKeyByHash(this.#db, { keyHash })).rows[0];
   }
 
   async markUsed(id: string): Promise<void> {

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../models/database.model.js";
 import { nowIso } from "./clock.js";
+import { preparedQuery } from "./prepared-query.js";
 
 export interface ClaimedDelivery {
   runId: string;
@@ -22,7 +23,12 @@ export type AttemptVerdict = { kind: "delivered" } | { kind: "retry"; at: string
  * for a run without a callback URL, and only once per run.
  */
 export async function queueCallback(tx: Transaction<Database>, runId: string, now = nowIso()): Promise<void> {
-  await tx
+  await insertCallback(tx, { runId, now });
+}
+
+// Written in every run's ending: compiled once.
+const insertCallback = preparedQuery<{ runId: string; now: string }>((db: Kysely<Database>, p) =>
+  db
     .insertInto("callback_outbox")
     .columns(["run_id", "url", "status", "attempts", "next_attempt_at", "created_at", "updated_at"])
     .expression((eb) =>
@@ -33,16 +39,15 @@ export async function queueCallback(tx: Transaction<Database>, runId: string, no
           "runs.callback_url",
           s.val("pending").as("status"),
           s.val(0).as("attempts"),
-          s.val(now).as("next_attempt_at"),
-          s.val(now).as("created_at"),
-          s.val(now).as("updated_at"),
+          s.val(p.now).as("next_attempt_at"),
+          s.val(p.now).as("created_at"),
+          s.val(p.now).as("updated_at"),
         ])
-        .where("runs.id", "=", runId)
+        .where("runs.id", "=", p.runId)
         .where("runs.callback_url", "is not", null),
     )
-    .onConflict((oc) => oc.column("run_id").doNothing())
-    .execute();
-}
+    .onConflict((oc) => oc.column("run_id").doNothing()),
+);
 
 export class CallbackOutboxRepository {
   readonly #db: Kysely<Database>;

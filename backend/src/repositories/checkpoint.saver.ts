@@ -2,10 +2,11 @@
 // the same queries on SQLite and PostgreSQL. Values are JSON text written by PlainJsonSerde, so
 // user data never comes back as LangChain objects.
 //
-// Each write is one short transaction. With a `fence`, every write to the run's thread first
-// touches the run row with the lease generation it was started under (in PostgreSQL the UPDATE
-// takes the row lock, so a takeover that increments lease_gen is serialised with it) and writes
-// nothing when another worker has taken the run since.
+// Each write is all or nothing (its own transaction, or its own savepoint in a shared one: see
+// write-batcher.ts). With a `fence`, every write to the run's thread first checks the run row's
+// lease generation and writes nothing when another worker has taken the run since: on SQLite by
+// reading it (the transaction holds the write lock from its start), on PostgreSQL by updating the
+// row (the UPDATE takes the row lock, so a takeover that increments lease_gen is serialised with it).
 //
 // Whole checkpoints are stored, channel values included (as MemorySaver and the SQLite saver do):
 // `newVersions` is not used to store only changed channels.
@@ -35,6 +36,9 @@ import { AppError } from "../core/errors.js";
 import type { CheckpointsTable, CheckpointWritesTable, Database } from "../models/database.model.js";
 import { nowIso } from "./clock.js";
 import { PlainJsonSerde } from "./plain-json.serde.js";
+import { preparedQuery } from "./prepared-query.js";
+import { stillLeased } from "./run.repository.js";
+import { WriteBatcher } from "./write-batcher.js";
 
 /** The run and lease generation a worker writes under. */
 export interface CheckpointFence {
@@ -47,6 +51,13 @@ export interface DatabaseCheckpointSaverOptions {
   serde?: SerializerProtocol;
   /** When set, writes to the thread `runId` require `runs.lease_gen` to still equal `leaseGen`. */
   fence?: CheckpointFence;
+  /** Applies the writes (shared transactions on SQLite); each in its own transaction by default. */
+  writes?: WriteBatcher;
+  /**
+   * When a write is answered: once on disk (default), or once committed, for a run whose other
+   * outputs wait for the disk themselves (see WriteBatcher.run).
+   */
+  acknowledge?: "disk" | "commit";
 }
 
 type CheckpointRow = Selectable<CheckpointsTable>;
@@ -57,6 +68,114 @@ const CHECKPOINT_KEY = ["thread_id", "checkpoint_ns", "checkpoint_id"] as const;
 const WRITE_KEY = ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx"] as const;
 const decoder = new TextDecoder();
 
+// The queries of every superstep, compiled once.
+const latestIds = preparedQuery<{ threadId: string; namespace: string }, { checkpoint_id: string }>((db, p) =>
+  db
+    .selectFrom("checkpoints")
+    .select("checkpoint_id")
+    .where("thread_id", "=", p.threadId)
+    .where("checkpoint_ns", "=", p.namespace),
+);
+const checkpointById = preparedQuery<{ threadId: string; namespace: string; checkpointId: string }, CheckpointRow>(
+  (db, p) =>
+    db
+      .selectFrom("checkpoints")
+      .selectAll()
+      .where("thread_id", "=", p.threadId)
+      .where("checkpoint_ns", "=", p.namespace)
+      .where("checkpoint_id", "=", p.checkpointId),
+);
+const writesOf = preparedQuery<
+  { threadId: string; namespace: string; checkpointId: string },
+  Pick<WriteRow, "task_id" | "idx" | "channel" | "value" | "task_path">
+>((db, p) =>
+  db
+    .selectFrom("checkpoint_writes")
+    .select(["task_id", "idx", "channel", "value", "task_path"])
+    .where("thread_id", "=", p.threadId)
+    .where("checkpoint_ns", "=", p.namespace)
+    .where("checkpoint_id", "=", p.checkpointId),
+);
+const upsertCheckpoint = preparedQuery((db, v: Insertable<CheckpointsTable>) =>
+  db
+    .insertInto("checkpoints")
+    .values({
+      thread_id: v.thread_id,
+      checkpoint_ns: v.checkpoint_ns,
+      checkpoint_id: v.checkpoint_id,
+      parent_checkpoint_id: v.parent_checkpoint_id,
+      checkpoint: v.checkpoint,
+      metadata: v.metadata,
+      created_at: v.created_at,
+    })
+    .onConflict((oc) =>
+      oc.columns(CHECKPOINT_KEY).doUpdateSet({
+        parent_checkpoint_id: v.parent_checkpoint_id,
+        checkpoint: v.checkpoint,
+        metadata: v.metadata,
+      }),
+    ),
+);
+const writeValues = (v: WriteRow): WriteRow => ({
+  thread_id: v.thread_id,
+  checkpoint_ns: v.checkpoint_ns,
+  checkpoint_id: v.checkpoint_id,
+  task_id: v.task_id,
+  idx: v.idx,
+  channel: v.channel,
+  value: v.value,
+  task_path: v.task_path,
+});
+/** Regular writes never replace one already stored under its (task, index): up to 8 in one statement. */
+const WRITES_PER_STATEMENT = 8;
+const insertWritesOf = Array.from({ length: WRITES_PER_STATEMENT }, (_, n) =>
+  preparedQuery((db, v: Record<string, unknown>) =>
+    db
+      .insertInto("checkpoint_writes")
+      .values(
+        Array.from({ length: n + 1 }, (_, i) =>
+          writeValues(
+            Object.fromEntries(WRITE_COLUMNS.map((column) => [column, v[`${column}${i}`]])) as unknown as WriteRow,
+          ),
+        ),
+      )
+      .onConflict((oc) => oc.columns(WRITE_KEY).doNothing()),
+  ),
+);
+const WRITE_COLUMNS = [
+  "thread_id",
+  "checkpoint_ns",
+  "checkpoint_id",
+  "task_id",
+  "idx",
+  "channel",
+  "value",
+  "task_path",
+] as const satisfies readonly (keyof WriteRow)[];
+
+async function insertWrites(tx: Kysely<Database>, rows: WriteRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += WRITES_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + WRITES_PER_STATEMENT);
+    const values: Record<string, unknown> = {};
+    chunk.forEach((row, i) => {
+      for (const column of WRITE_COLUMNS) values[`${column}${i}`] = row[column];
+    });
+    await (insertWritesOf[chunk.length - 1] as (typeof insertWritesOf)[number])(tx, values);
+  }
+}
+/** A special write (error, interrupt, resume…) always does. */
+const upsertWrite = preparedQuery((db, v: WriteRow) =>
+  db
+    .insertInto("checkpoint_writes")
+    .values(writeValues(v))
+    .onConflict((oc) =>
+      oc.columns(WRITE_KEY).doUpdateSet((eb) => ({
+        channel: eb.ref("excluded.channel"),
+        value: eb.ref("excluded.value"),
+        task_path: eb.ref("excluded.task_path"),
+      })),
+    ),
+);
 /** Code-point order (the order of PostgreSQL's "C" collation and SQLite's BINARY). */
 function compareText(a: string, b: string): number {
   return compareWritesSortKeys([a, "", 0], [b, "", 0]);
@@ -92,11 +211,15 @@ function matchesFilter(metadata: unknown, filter: Record<string, unknown>): bool
 export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
   readonly #db: Kysely<Database>;
   readonly #fence: CheckpointFence | undefined;
+  readonly #writes: WriteBatcher;
+  readonly #acknowledge: "disk" | "commit";
 
   constructor(db: Kysely<Database>, options: DatabaseCheckpointSaverOptions = {}) {
     super(options.serde ?? new PlainJsonSerde());
     this.#db = db;
     this.#fence = options.fence;
+    this.#writes = options.writes ?? new WriteBatcher(db, { batching: false });
+    this.#acknowledge = options.acknowledge ?? "disk";
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -105,24 +228,13 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     const namespace = namespaceOf(config);
     let checkpointId: string | undefined = getCheckpointId(config) || undefined;
     if (checkpointId === undefined) {
-      const ids = await this.#db
-        .selectFrom("checkpoints")
-        .select("checkpoint_id")
-        .where("thread_id", "=", threadId)
-        .where("checkpoint_ns", "=", namespace)
-        .execute();
+      const { rows: ids } = await latestIds(this.#db, { threadId, namespace });
       for (const { checkpoint_id } of ids) {
         if (checkpointId === undefined || compareText(checkpoint_id, checkpointId) > 0) checkpointId = checkpoint_id;
       }
       if (checkpointId === undefined) return undefined;
     }
-    const row = await this.#db
-      .selectFrom("checkpoints")
-      .selectAll()
-      .where("thread_id", "=", threadId)
-      .where("checkpoint_ns", "=", namespace)
-      .where("checkpoint_id", "=", checkpointId)
-      .executeTakeFirst();
+    const [row] = (await checkpointById(this.#db, { threadId, namespace, checkpointId })).rows;
     return row ? this.#tuple(row, await this.#load(row.metadata)) : undefined;
   }
 
@@ -192,17 +304,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
       created_at: nowIso(),
     };
     await this.#write(threadId, async (tx) => {
-      await tx
-        .insertInto("checkpoints")
-        .values(values)
-        .onConflict((oc) =>
-          oc.columns(CHECKPOINT_KEY).doUpdateSet({
-            parent_checkpoint_id: values.parent_checkpoint_id,
-            checkpoint: values.checkpoint,
-            metadata: values.metadata,
-          }),
-        )
-        .execute();
+      await upsertCheckpoint(tx, values);
     });
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
@@ -237,26 +339,8 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     // The last of several writes to one special channel wins (one statement cannot update a row twice).
     const special = [...new Map(rows.filter((row) => row.idx < 0).map((row) => [row.idx, row])).values()];
     await this.#write(threadId, async (tx) => {
-      if (regular.length > 0) {
-        await tx
-          .insertInto("checkpoint_writes")
-          .values(regular)
-          .onConflict((oc) => oc.columns(WRITE_KEY).doNothing())
-          .execute();
-      }
-      if (special.length > 0) {
-        await tx
-          .insertInto("checkpoint_writes")
-          .values(special)
-          .onConflict((oc) =>
-            oc.columns(WRITE_KEY).doUpdateSet((eb) => ({
-              channel: eb.ref("excluded.channel"),
-              value: eb.ref("excluded.value"),
-              task_path: eb.ref("excluded.task_path"),
-            })),
-          )
-          .execute();
-      }
+      await insertWrites(tx, regular);
+      for (const row of special) await upsertWrite(tx, row);
     });
   }
 
@@ -267,23 +351,24 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     });
   }
 
-  /** One transaction: the lease check when the thread is the fenced run's, then the write. */
+  /** All or nothing: the lease check when the thread is the fenced run's, then the write. */
   async #write(threadId: string, write: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
     const fence = this.#fence;
-    await this.#db.transaction().execute(async (tx) => {
-      if (fence && fence.runId === threadId) {
-        const result = await tx
-          .updateTable("runs")
-          .set({ updated_at: nowIso() })
-          .where("id", "=", fence.runId)
-          .where("lease_gen", "=", fence.leaseGen)
-          .executeTakeFirst();
-        if (result.numUpdatedRows === 0n) {
+    await this.#writes.run(
+      async (tx, scope) => {
+        // Checked once per batch; see stillLeased.
+        if (
+          fence &&
+          fence.runId === threadId &&
+          !(await stillLeased(tx, scope, this.#writes.holdsWriteLock, fence.runId, fence.leaseGen))
+        ) {
           throw new AppError("LEASE_LOST", { run_id: fence.runId, lease_gen: fence.leaseGen });
         }
-      }
-      await write(tx);
-    });
+        await write(tx);
+      },
+      threadId,
+      { acknowledge: this.#acknowledge },
+    );
   }
 
   async #tuple(row: CheckpointRow, metadata: unknown): Promise<CheckpointTuple> {
@@ -306,13 +391,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
 
   /** The writes stored against a checkpoint, in `writesSortKey` order (task path, task id, index). */
   async #pendingWrites(threadId: string, namespace: string, checkpointId: string): Promise<CheckpointPendingWrite[]> {
-    const rows = await this.#db
-      .selectFrom("checkpoint_writes")
-      .select(["task_id", "idx", "channel", "value", "task_path"])
-      .where("thread_id", "=", threadId)
-      .where("checkpoint_ns", "=", namespace)
-      .where("checkpoint_id", "=", checkpointId)
-      .execute();
+    const { rows } = await writesOf(this.#db, { threadId, namespace, checkpointId });
     rows.sort((a, b) =>
       compareWritesSortKeys(writesSortKey(a.task_path, a.task_id, a.idx), writesSortKey(b.task_path, b.task_id, b.idx)),
     );

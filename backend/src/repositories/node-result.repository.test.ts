@@ -33,4 +33,16 @@ describe("NodeResultRepository", () => {
     expect(await ledger.get("llm:n1:0")).toBeUndefined();
     expect(await other.get("llm:n1:0")).toStrictEqual({ update: { answer: "other" } });
   });
+
+  it("makes what the run wrote durable before a node looks its key up to call out", async () => {
+    const order: string[] = [];
+    const repository = new NodeResultRepository(database.db, async () => {
+      order.push("settled");
+    });
+    const ledger = repository.ledgerFor("run-3");
+    await ledger.put("tool:t:0", { update: { n: 1 } });
+    order.push("put");
+    expect(await ledger.get("tool:t:0")).toStrictEqual({ update: { n: 1 } });
+    expect(order).toEqual(["put", "settled"]);
+  });
 });

@@ -18,15 +18,26 @@ export interface NodeResultLedger {
 
 export class NodeResultRepository {
   readonly #db: Kysely<Database>;
+  readonly #settled: () => Promise<void>;
 
-  constructor(db: Kysely<Database>) {
+  /** `settled` resolves once everything read or written so far is on disk (DatabaseHandle.settled). */
+  constructor(db: Kysely<Database>, settled: () => Promise<void> = async () => {}) {
     this.#db = db;
+    this.#settled = settled;
   }
 
-  /** The ledger of one run. */
+  /**
+   * The ledger of one run. A node looks its key up right before it calls another system: first,
+   * everything the run has written so far (its checkpoints, acknowledged at commit) reaches the
+   * disk, so that no call leaves the server on state a power loss could take back. A result is
+   * put once on disk.
+   */
   ledgerFor(runId: string): NodeResultLedger {
     return {
-      get: (key) => this.find(runId, key),
+      get: async (key) => {
+        await this.#settled();
+        return this.find(runId, key);
+      },
       put: (key, entry) => this.insert(runId, key, entry),
     };
   }

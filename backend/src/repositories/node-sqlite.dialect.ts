@@ -1,7 +1,14 @@
-// Kysely over Node's built-in SQLite (node:sqlite): no native addon to build. One connection,
-// handed to one query or transaction at a time, like Kysely's own SQLite driver plus a mutex.
-// A lock held by another connection is waited for here, asynchronously (SQLite's own busy_timeout
-// would sleep inside the synchronous call and freeze the whole process): see busy-wait.
+// Kysely over Node's built-in SQLite (node:sqlite): no native addon to build. One database
+// connection, handed to one query or transaction at a time (a mutex), with compiled statements
+// kept for reuse.
+//
+// With a WalDurability (the studio's database), a write is acknowledged only once the WAL sync
+// that covers it has completed (group commit, see wal-durability.ts), and the connection is handed
+// to the next caller while that sync runs: the disk never holds the connection or the event loop.
+//
+// A lock held by another connection (another process on the same file) is waited for here,
+// asynchronously: SQLite's own busy_timeout would sleep inside the synchronous call and freeze the
+// whole process (see sqlite-busy-wait.ts).
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import {
   CompiledQuery,
@@ -10,12 +17,18 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
-  SelectQueryNode,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from "kysely";
+import type { DirectConnection } from "./prepared-query.js";
 import { waitWhileBusy } from "./sqlite-busy-wait.js";
+import type { WalCheckpointer } from "./wal-checkpointer.js";
+import type { WalDurability } from "./wal-durability.js";
+
+// Distinct SQL texts are few (Kysely builds the same text for the same query shape); the bound
+// only guards against a caller that builds texts with values inlined.
+const STATEMENT_CACHE_LIMIT = 500;
 
 function toSqlite(value: unknown): SQLInputValue {
   if (typeof value === "boolean") return value ? 1 : 0;
@@ -23,37 +36,119 @@ function toSqlite(value: unknown): SQLInputValue {
   return value as SQLInputValue;
 }
 
-function returnsRows(statement: StatementSync, query: CompiledQuery): boolean {
-  // columns() exists from Node 22.16; before that, fall back to the query's kind.
-  if (typeof statement.columns === "function") return statement.columns().length > 0;
-  return SelectQueryNode.is(query.query) || /\breturning\b/i.test(query.sql);
+/** A prepared statement, whether it returns rows, and whether it may change the database. */
+interface Prepared {
+  statement: StatementSync;
+  returnsRows: boolean;
+  reads: boolean;
 }
 
+/** The one connection and what its holders share. */
+class SharedConnection {
+  readonly db: DatabaseSync;
+  readonly durability: WalDurability | undefined;
+  readonly checkpointer: WalCheckpointer | undefined;
+  readonly #statements = new Map<string, Prepared>();
+
+  constructor(db: DatabaseSync, options: NodeSqliteOptions) {
+    this.db = db;
+    this.durability = options.durability;
+    this.checkpointer = options.checkpointer;
+  }
+
+  prepare(sql: string): Prepared {
+    const cached = this.#statements.get(sql);
+    if (cached) return cached;
+    const statement = this.db.prepare(sql);
+    const prepared = {
+      statement,
+      // columns() exists from Node 22.16; before that, fall back to the query's text.
+      returnsRows:
+        typeof statement.columns === "function"
+          ? statement.columns().length > 0
+          : /^\s*select\b|\breturning\b/i.test(sql),
+      // Only a plain SELECT is known not to write; anything else is treated as a write.
+      reads: /^\s*select\b/i.test(sql),
+    };
+    if (this.#statements.size >= STATEMENT_CACHE_LIMIT) this.#statements.clear();
+    this.#statements.set(sql, prepared);
+    return prepared;
+  }
+
+  /** Forgets prepared statements (after a schema change, or before closing). */
+  forget(): void {
+    this.#statements.clear();
+  }
+}
+
+/** One holder's hold on the shared connection, from acquire to release. */
 class NodeSqliteConnection implements DatabaseConnection {
-  readonly #db: DatabaseSync;
-  /** Until when the current holder may wait for another connection's lock (set on each acquisition). */
-  deadline = 0;
+  readonly #shared: SharedConnection;
+  readonly #release: () => void;
+  /** Until when this holder may wait for another connection's lock. */
+  readonly deadline: number;
+  #released = false;
+  inTransaction = false;
+  /** The durability mark of this hold's last commit (0: nothing committed). */
+  committed = 0;
+  /** Told when this hold's transaction has committed, before it is on disk. */
+  readonly onCommit: (() => void)[] = [];
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
+  constructor(shared: SharedConnection, release: () => void, deadline: number) {
+    this.#shared = shared;
+    this.#release = release;
+    this.deadline = deadline;
   }
 
-  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return waitWhileBusy(() => this.#execute<R>(query), this.deadline);
+  /**
+   * Hands the connection on, then waits until what this hold committed is on disk: the sync
+   * needs no connection, so the next holder runs meanwhile (and shares the sync).
+   */
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    this.#release();
+    const durability = this.#shared.durability;
+    if (durability && this.committed > 0) await durability.durable(this.committed);
   }
 
-  #execute<R>(query: CompiledQuery): QueryResult<R> {
-    const statement = this.#db.prepare(query.sql);
-    const parameters = query.parameters.map(toSqlite);
-    if (returnsRows(statement, query)) {
-      return { rows: statement.all(...parameters) as R[] };
+  /** Runs one statement; notes a commit when it wrote outside a transaction. */
+  run<R>(query: CompiledQuery): QueryResult<R> {
+    return this.runSql<R>(query.sql, query.parameters);
+  }
+
+  runSql<R>(sql: string, values: readonly unknown[]): QueryResult<R> {
+    if (this.#released) throw new Error("This database connection was already released.");
+    const prepared = this.#shared.prepare(sql);
+    const parameters = values.map(toSqlite);
+    let result: QueryResult<R>;
+    if (prepared.returnsRows) {
+      result = { rows: prepared.statement.all(...parameters) as R[] };
+    } else {
+      const { changes, lastInsertRowid } = prepared.statement.run(...parameters);
+      result = { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
     }
-    const { changes, lastInsertRowid } = statement.run(...parameters);
-    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    const durability = this.#shared.durability;
+    if (durability) {
+      const mark = durability.touch();
+      if (!prepared.reads && !this.inTransaction) {
+        this.committed = mark;
+        this.#shared.checkpointer?.committed();
+      }
+    }
+    return result;
+  }
+
+  /** A statement refused with SQLITE_BUSY changed nothing: it is tried again until the deadline. */
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return waitWhileBusy(() => this.run<R>(query), this.deadline);
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    const statement = this.#db.prepare(query.sql);
+    if (this.#released) throw new Error("This database connection was already released.");
+    this.#shared.durability?.touch();
+    // Not from the statement cache: iterating keeps the statement busy until the caller is done.
+    const statement = this.#shared.db.prepare(query.sql);
     for (const row of statement.iterate(...query.parameters.map(toSqlite))) {
       yield { rows: [row as R] };
     }
@@ -61,16 +156,15 @@ class NodeSqliteConnection implements DatabaseConnection {
 }
 
 class NodeSqliteDriver implements Driver {
-  readonly #db: DatabaseSync;
-  readonly #connection: NodeSqliteConnection;
+  readonly #shared: SharedConnection;
   readonly #busyTimeoutMs: number;
   #queue: Promise<void> = Promise.resolve();
-  #release: (() => void) | null = null;
+  /** The hold whose transaction is open (only one can be: holds take turns). */
+  inTransaction: NodeSqliteConnection | null = null;
 
-  constructor(db: DatabaseSync, busyTimeoutMs: number) {
-    this.#db = db;
-    this.#connection = new NodeSqliteConnection(db);
-    this.#busyTimeoutMs = busyTimeoutMs;
+  constructor(db: DatabaseSync, options: NodeSqliteOptions) {
+    this.#shared = new SharedConnection(db, options);
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   }
 
   async init(): Promise<void> {}
@@ -86,54 +180,112 @@ class NodeSqliteDriver implements Driver {
       release = resolve;
     });
     await previous;
-    this.#release = release;
-    this.#connection.deadline = asked + this.#busyTimeoutMs;
-    return this.#connection;
+    return new NodeSqliteConnection(this.#shared, release, asked + this.#busyTimeoutMs);
   }
 
-  async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = null;
-    release?.();
+  /** Kysely awaits this before the query or transaction resolves: a write is acknowledged on disk. */
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await (connection as NodeSqliteConnection).release();
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read.
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    const held = connection as NodeSqliteConnection;
+    held.inTransaction = true;
+    // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read;
+    // the lock is the one thing another connection can make it wait for.
+    try {
+      await waitWhileBusy(() => held.run(CompiledQuery.raw("begin immediate")), held.deadline);
+    } catch (error) {
+      held.inTransaction = false;
+      throw error;
+    }
+    this.inTransaction = held;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("commit"));
+    const held = connection as NodeSqliteConnection;
+    // Run as a write outside the transaction: the release waits until it is on disk.
+    held.inTransaction = false;
+    try {
+      await waitWhileBusy(() => held.run(CompiledQuery.raw("commit")), held.deadline);
+    } catch (error) {
+      // Not committed: the transaction is still open (or SQLite rolled it back), and the rollback
+      // that follows runs inside it.
+      held.inTransaction = true;
+      throw error;
+    }
+    this.inTransaction = null;
+    for (const committed of held.onCommit.splice(0)) committed();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    // SQLite rolls back by itself on some errors (SQLITE_FULL): a second rollback would fail and
-    // hide the error that caused it.
-    if (!this.#db.isTransaction) return;
-    await connection.executeQuery(CompiledQuery.raw("rollback"));
+    const held = connection as NodeSqliteConnection;
+    held.inTransaction = true;
+    // SQLite rolls back by itself on some errors (SQLITE_FULL, or a failed COMMIT): a second
+    // rollback would fail and hide the error that caused it.
+    if (this.#shared.db.isTransaction ?? true) held.run(CompiledQuery.raw("rollback"));
+    held.inTransaction = false;
+    this.inTransaction = null;
+    held.onCommit.length = 0;
   }
 
   async destroy(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    // Every holder's turn ends before the connection closes.
+    await this.#queue;
+    this.#shared.forget();
+    await this.#shared.checkpointer?.close();
+    await this.#shared.durability?.close();
+    if (this.#shared.db.isOpen) this.#shared.db.close();
   }
+}
+
+/** SQLite's adapter, but the mutex is this driver's own (so a sync in flight does not hold it). */
+class NodeSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+export interface NodeSqliteOptions {
+  /** Acknowledges writes once on disk (group commit); without it, at COMMIT. */
+  durability?: WalDurability;
+  /** Checkpoints the WAL from a worker thread. */
+  checkpointer?: WalCheckpointer;
+  /** How long a statement waits for a lock another connection holds (SQLITE_BUSY); 5 s by default. */
+  busyTimeoutMs?: number;
 }
 
 export class NodeSqliteDialect implements Dialect {
   readonly #db: DatabaseSync;
-  readonly #busyTimeoutMs: number;
+  readonly #options: NodeSqliteOptions;
+  #driver: NodeSqliteDriver | null = null;
 
-  /** `busyTimeoutMs`: how long a query waits for a lock another connection holds (SQLITE_BUSY). */
-  constructor(db: DatabaseSync, options: { busyTimeoutMs?: number } = {}) {
+  constructor(db: DatabaseSync, options: NodeSqliteOptions = {}) {
     this.#db = db;
-    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#options = options;
+  }
+
+  /**
+   * The connection of the transaction open right now, to run statements on directly (for the
+   * caller that holds it: see WriteBatcher); null outside a transaction.
+   */
+  openTransaction(): DirectConnection | null {
+    const held = this.#driver?.inTransaction;
+    return held
+      ? {
+          run: (sql, parameters) => held.runSql(sql, parameters),
+          afterCommit: (committed) => held.onCommit.push(committed),
+        }
+      : null;
   }
 
   createAdapter() {
-    return new SqliteAdapter();
+    return new NodeSqliteAdapter();
   }
 
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#db, this.#busyTimeoutMs);
+    this.#driver = new NodeSqliteDriver(this.#db, this.#options);
+    return this.#driver;
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: Kysely's introspector is typed for any schema.

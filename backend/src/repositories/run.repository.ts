@@ -1,11 +1,13 @@
 // Runs and their events. Every write a worker makes is fenced by the run's lease_gen: once another
 // worker has taken the run (lease_gen + 1), the old holder's writes change nothing.
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database, RunEventRow, RunRow } from "../models/database.model.js";
 import { queueCallback } from "./callback-outbox.repository.js";
 import { nowIso } from "./clock.js";
 import { isUniqueViolation } from "./database-errors.js";
+import { preparedQuery } from "./prepared-query.js";
+import { WriteBatcher, type WriteScope } from "./write-batcher.js";
 
 export interface NewRun {
   ownerId: string;
@@ -55,15 +57,206 @@ export interface RunFilter {
 const ACTIVE = ["queued", "running"];
 const TERMINAL = ["ok", "error", "cancelled", "timeout", "expired"];
 
+// The queries of every run's path (trigger, lease, events, ending), compiled once.
+const RUN_COLUMNS = [
+  "id",
+  "owner_id",
+  "workflow_id",
+  "workflow_version",
+  "content_hash",
+  "document",
+  "trigger",
+  "mode",
+  "status",
+  "input",
+  "context",
+  "state",
+  "output",
+  "error",
+  "waiting",
+  "pending_resume",
+  "expires_at",
+  "metrics",
+  "lease_gen",
+  "lease_owner",
+  "lease_expires_at",
+  "turn_started_at",
+  "attempt",
+  "next_seq",
+  "idempotency_key",
+  "callback_url",
+  "api_key_id",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "updated_at",
+] as const satisfies readonly (keyof RunRow)[];
+
+const insertRun = preparedQuery((db: Kysely<Database>, row: RunRow) =>
+  db.insertInto("runs").values(Object.fromEntries(RUN_COLUMNS.map((column) => [column, row[column]])) as RunRow),
+);
+const selectRun = preparedQuery<{ id: string }, RunRow>((db: Kysely<Database>, p) =>
+  db.selectFrom("runs").selectAll().where("id", "=", p.id),
+);
+const countActive = preparedQuery<{ ownerId: string }, { n: string | number }>((db: Kysely<Database>, p) =>
+  db
+    .selectFrom("runs")
+    .select((eb) => eb.fn.countAll<string | number>().as("n"))
+    .where("owner_id", "=", p.ownerId)
+    .where("status", "in", ACTIVE),
+);
+const leaseRun = preparedQuery<{ id: string; owner: string; at: string; expiresAt: string }, RunRow>(
+  (db: Kysely<Database>, p) =>
+    db
+      .updateTable("runs")
+      .set((eb) => ({
+        lease_gen: eb("lease_gen", "+", 1),
+        attempt: eb("attempt", "+", 1),
+        lease_owner: p.owner,
+        lease_expires_at: p.expiresAt,
+        status: "running",
+        started_at: eb.fn.coalesce("started_at", eb.val(p.at)),
+        turn_started_at: eb
+          .case()
+          .when(eb.or([eb("status", "=", "queued"), eb("turn_started_at", "is", null)]))
+          .then(p.at)
+          .else(eb.ref("turn_started_at"))
+          .end(),
+        updated_at: p.at,
+        // Events are appended without touching the run's row: the turn goes on after the last one.
+        next_seq: nextSeqOf(p.id),
+      }))
+      .where("id", "=", p.id)
+      .where("status", "in", ACTIVE)
+      .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", p.at)]))
+      .returningAll(),
+);
+/** The seq after a run's last stored event. */
+const nextSeqOf = (id: string) => sql<number>`(select coalesce(max(seq), 0) + 1 from run_events where run_id = ${id})`;
+/** The fence of a worker's writes where only a row lock serialises them with a takeover (PostgreSQL). */
+const touchLeased = preparedQuery<{ id: string; leaseGen: number; at: string }>((db: Kysely<Database>, p) =>
+  db.updateTable("runs").set({ updated_at: p.at }).where("id", "=", p.id).where("lease_gen", "=", p.leaseGen),
+);
+/** The fence where the transaction holds the write lock from its start (SQLite): a read. */
+const leaseGenOf = preparedQuery<{ id: string }, { lease_gen: number }>((db: Kysely<Database>, p) =>
+  db.selectFrom("runs").select("lease_gen").where("id", "=", p.id),
+);
+
+/**
+ * Whether the run is still leased under `leaseGen`, checked once per write scope (a batch): a
+ * worker's writes go through only while it holds the run.
+ */
+export async function stillLeased(
+  tx: Kysely<Database>,
+  scope: WriteScope,
+  holdsWriteLock: boolean,
+  runId: string,
+  leaseGen: number,
+): Promise<boolean> {
+  const key = `lease:${runId}`;
+  if (scope.get(key) === leaseGen) return true;
+  const held = holdsWriteLock
+    ? (await leaseGenOf(tx, { id: runId })).rows[0]?.lease_gen === leaseGen
+    : (await touchLeased(tx, { id: runId, leaseGen, at: nowIso() })).numAffectedRows === 1n;
+  if (held) scope.set(key, leaseGen);
+  return held;
+}
+
+const eventValues = (e: Record<string, unknown>, i: number) => ({
+  run_id: e[`run_id${i}`] as string,
+  seq: e[`seq${i}`] as number,
+  type: e[`type${i}`] as string,
+  node_id: e[`node_id${i}`] as string | null,
+  superstep: e[`superstep${i}`] as number | null,
+  ts: e[`ts${i}`] as string,
+  data: e[`data${i}`] as string,
+});
+// One statement for up to this many events (shapes by count, compiled on first use).
+const EVENTS_PER_STATEMENT = 8;
+const insertEventsOf = Array.from({ length: EVENTS_PER_STATEMENT }, (_, n) =>
+  preparedQuery((db: Kysely<Database>, e: Record<string, unknown>) =>
+    db
+      .insertInto("run_events")
+      .values(Array.from({ length: n + 1 }, (_, i) => eventValues(e, i)))
+      .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing()),
+  ),
+);
+
+/** Inserts events (an event already stored under its seq is kept). */
+async function insertEvents(tx: Kysely<Database>, runId: string, events: RunEventInput[]): Promise<void> {
+  for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
+    const chunk = events.slice(start, start + EVENTS_PER_STATEMENT);
+    const values: Record<string, unknown> = {};
+    chunk.forEach((event, i) => {
+      values[`run_id${i}`] = runId;
+      values[`seq${i}`] = event.seq;
+      values[`type${i}`] = event.type;
+      values[`node_id${i}`] = event.node_id;
+      values[`superstep${i}`] = event.superstep;
+      values[`ts${i}`] = event.ts;
+      values[`data${i}`] = event.data;
+    });
+    await (insertEventsOf[chunk.length - 1] as (typeof insertEventsOf)[number])(tx, values);
+  }
+}
+
+type EndValues = Pick<
+  RunRow,
+  "status" | "state" | "output" | "error" | "waiting" | "expires_at" | "metrics" | "finished_at" | "updated_at"
+> & { id: string; leaseGen: number; nextSeq: number };
+const endSet = (p: EndValues) => ({
+  status: p.status,
+  state: p.state,
+  output: p.output,
+  error: p.error,
+  waiting: p.waiting,
+  expires_at: p.expires_at,
+  metrics: p.metrics,
+  pending_resume: null,
+  lease_owner: null,
+  lease_expires_at: null,
+  finished_at: p.finished_at,
+  updated_at: p.updated_at,
+});
+const endRun = preparedQuery((db: Kysely<Database>, p: EndValues) =>
+  db.updateTable("runs").set(endSet(p)).where("id", "=", p.id).where("lease_gen", "=", p.leaseGen),
+);
+const endRunWithEvent = preparedQuery((db: Kysely<Database>, p: EndValues) =>
+  db
+    .updateTable("runs")
+    .set({ ...endSet(p), next_seq: p.nextSeq })
+    .where("id", "=", p.id)
+    .where("lease_gen", "=", p.leaseGen),
+);
+const deleteLedger = preparedQuery<{ runId: string }>((db: Kysely<Database>, p) =>
+  db.deleteFrom("node_results").where("run_id", "=", p.runId),
+);
+
 export class RunRepository {
   readonly #db: Kysely<Database>;
+  readonly #settled: () => Promise<void>;
+  readonly #writes: WriteBatcher;
 
-  constructor(db: Kysely<Database>) {
+  /**
+   * `settled` resolves once everything read or written so far is on disk (DatabaseHandle.settled);
+   * `writes` applies the writes of a run's lifecycle (shared transactions on SQLite).
+   */
+  constructor(db: Kysely<Database>, options: { settled?: () => Promise<void>; writes?: WriteBatcher } = {}) {
     this.#db = db;
+    this.#settled = options.settled ?? (async () => {});
+    this.#writes = options.writes ?? new WriteBatcher(db, { batching: false });
   }
 
-  /** Inserts a queued run; with an idempotency key already used, returns the earlier run instead. */
-  async create(input: NewRun): Promise<{ run: RunRow; created: boolean }> {
+  /** Resolves once everything read so far is on disk, so it may be shown. */
+  settled(): Promise<void> {
+    return this.#settled();
+  }
+
+  /**
+   * Inserts a queued run; with an idempotency key already used, returns the earlier run instead.
+   * `visible` is told once every later read sees the new run (before it is on disk).
+   */
+  async create(input: NewRun, options: { visible?: () => void } = {}): Promise<{ run: RunRow; created: boolean }> {
     const now = nowIso();
     const row: RunRow = {
       id: randomUUID(),
@@ -99,7 +292,8 @@ export class RunRepository {
       updated_at: now,
     };
     try {
-      await this.#db.insertInto("runs").values(row).execute();
+      // At once: someone is waiting for the answer (a trigger's 202).
+      await this.#writes.run((tx) => insertRun(tx, row), undefined, { now: true, committed: options.visible });
       return { run: row, created: true };
     } catch (error) {
       if (!isUniqueViolation(error) || input.idempotencyKey === null) throw error;
@@ -127,17 +321,12 @@ export class RunRepository {
 
   /** How many of a user's runs are queued or running. */
   async countActive(ownerId: string): Promise<number> {
-    const row = await this.#db
-      .selectFrom("runs")
-      .select((eb) => eb.fn.countAll<string | number>().as("n"))
-      .where("owner_id", "=", ownerId)
-      .where("status", "in", ACTIVE)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const { rows } = await countActive(this.#db, { ownerId });
+    return Number(rows[0]?.n ?? 0);
   }
 
-  findById(id: string): Promise<RunRow | undefined> {
-    return this.#db.selectFrom("runs").selectAll().where("id", "=", id).executeTakeFirst();
+  async findById(id: string): Promise<RunRow | undefined> {
+    return (await selectRun(this.#db, { id })).rows[0];
   }
 
   list(ownerId: string, filter: RunFilter, limit: number, offset: number) {
@@ -170,28 +359,11 @@ export class RunRepository {
    */
   async lease(id: string, owner: string, ttlMs: number, now = new Date()): Promise<RunRow | undefined> {
     const at = now.toISOString();
-    return this.#db
-      .updateTable("runs")
-      .set((eb) => ({
-        lease_gen: eb("lease_gen", "+", 1),
-        attempt: eb("attempt", "+", 1),
-        lease_owner: owner,
-        lease_expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-        status: "running",
-        started_at: eb.fn.coalesce("started_at", eb.val(at)),
-        turn_started_at: eb
-          .case()
-          .when(eb.or([eb("status", "=", "queued"), eb("turn_started_at", "is", null)]))
-          .then(at)
-          .else(eb.ref("turn_started_at"))
-          .end(),
-        updated_at: at,
-      }))
-      .where("id", "=", id)
-      .where("status", "in", ACTIVE)
-      .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", at)]))
-      .returningAll()
-      .executeTakeFirst();
+    const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
+    // Answered once committed: whatever the turn then lets out of the server waits for the disk.
+    return this.#writes.run(async (tx) => (await leaseRun(tx, { id, owner, at, expiresAt })).rows[0], id, {
+      acknowledge: "commit",
+    });
   }
 
   /** Extends a lease while its holder still has it; false when another worker (or a cancel) took the run. */
@@ -209,62 +381,49 @@ export class RunRepository {
   /** Appends events while the lease holds; false when the lease is gone (nothing written). */
   async appendEvents(id: string, leaseGen: number, events: RunEventInput[]): Promise<boolean> {
     if (events.length === 0) return true;
-    return this.#db.transaction().execute(async (tx) => {
-      const last = events[events.length - 1] as RunEventInput;
-      const fenced = await tx
-        .updateTable("runs")
-        .set({ next_seq: last.seq + 1, updated_at: nowIso() })
-        .where("id", "=", id)
-        .where("lease_gen", "=", leaseGen)
-        .executeTakeFirst();
-      if (Number(fenced.numUpdatedRows) !== 1) return false;
-      await tx
-        .insertInto("run_events")
-        .values(events.map((e) => ({ run_id: id, ...e })))
-        .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing())
-        .execute();
+    return this.#writes.run(async (tx, scope) => {
+      if (!(await stillLeased(tx, scope, this.#writes.holdsWriteLock, id, leaseGen))) return false;
+      await insertEvents(tx, id, events);
       return true;
-    });
+    }, id);
   }
 
   /**
    * Records how a worker's turn ended, while the lease holds; false when the lease is gone. A
-   * final ending queues the run's callback in the same transaction.
+   * final ending queues the run's callback and forgets the run's result ledger in the same
+   * transaction (a run that has ended never runs a node again). Answered once committed: the
+   * caller announces the ending only after `settled()`.
    */
   async end(id: string, leaseGen: number, ending: RunEnding): Promise<boolean> {
     const now = nowIso();
-    return this.#db.transaction().execute(async (tx) => {
-      const result = await tx
-        .updateTable("runs")
-        .set({
-          status: ending.status,
-          state: ending.state,
-          output: ending.output,
-          error: ending.error,
-          waiting: ending.waiting,
-          expires_at: ending.expiresAt,
-          metrics: ending.metrics,
-          pending_resume: null,
-          lease_owner: null,
-          lease_expires_at: null,
-          finished_at: ending.finished ? now : null,
-          updated_at: now,
-          ...(ending.event ? { next_seq: ending.event.seq + 1 } : {}),
-        })
-        .where("id", "=", id)
-        .where("lease_gen", "=", leaseGen)
-        .executeTakeFirst();
-      const ended = Number(result.numUpdatedRows) === 1;
-      if (ended && ending.event) {
-        await tx
-          .insertInto("run_events")
-          .values({ run_id: id, ...ending.event })
-          .onConflict((oc) => oc.columns(["run_id", "seq"]).doNothing())
-          .execute();
-      }
-      if (ended && ending.finished) await queueCallback(tx, id, now);
-      return ended;
-    });
+    const values: EndValues = {
+      id,
+      leaseGen,
+      status: ending.status,
+      state: ending.state,
+      output: ending.output,
+      error: ending.error,
+      waiting: ending.waiting,
+      expires_at: ending.expiresAt,
+      metrics: ending.metrics,
+      finished_at: ending.finished ? now : null,
+      updated_at: now,
+      nextSeq: ending.event ? ending.event.seq + 1 : 0,
+    };
+    return this.#writes.run(
+      async (tx) => {
+        const result = await (ending.event ? endRunWithEvent : endRun)(tx, values);
+        const ended = result.numAffectedRows === 1n;
+        if (ended && ending.event) await insertEvents(tx, id, [ending.event]);
+        if (ended && ending.finished) {
+          await queueCallback(tx, id, now);
+          await deleteLedger(tx, { runId: id });
+        }
+        return ended;
+      },
+      id,
+      { acknowledge: "commit" },
+    );
   }
 
   /**
@@ -304,9 +463,10 @@ export class RunRepository {
   /** Appends one event outside any lease (service-side events such as cancel or expiry). */
   async appendServiceEvent(id: string, event: Omit<RunEventInput, "seq">): Promise<RunEventRow> {
     return this.#db.transaction().execute(async (tx) => {
+      // After the last stored event (a worker's events do not move next_seq as they are appended).
       const run = await tx
         .updateTable("runs")
-        .set((eb) => ({ next_seq: eb("next_seq", "+", 1) }))
+        .set({ next_seq: sql<number>`${nextSeqOf(id)} + 1` })
         .where("id", "=", id)
         .returning(["next_seq"])
         .executeTakeFirstOrThrow();

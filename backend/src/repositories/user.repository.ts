@@ -4,6 +4,7 @@ import type { UserRole } from "../core/authz.js";
 import type { Database, UserRow } from "../models/database.model.js";
 import { nowIso } from "./clock.js";
 import { isUniqueViolation } from "./database-errors.js";
+import { preparedQuery } from "./prepared-query.js";
 
 export interface NewUser {
   email: string;
@@ -13,6 +14,11 @@ export interface NewUser {
 }
 
 export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; reason: "email_taken" | "owner_exists" };
+
+// Read by every authenticated request: compiled once.
+const userById = preparedQuery<{ id: string }, UserRow>((db, p) =>
+  db.selectFrom("users").selectAll().where("id", "=", p.id),
+);
 
 export class UserRepository {
   readonly #db: Kysely<Database>;
@@ -29,8 +35,8 @@ export class UserRepository {
     return Number(row.n);
   }
 
-  findById(id: string): Promise<UserRow | undefined> {
-    return this.#db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+  async findById(id: string): Promise<UserRow | undefined> {
+    return (await userById(this.#db, { id })).rows[0];
   }
 
   findOwner(): Promise<UserRow | undefined> {

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database, WorkflowRow, WorkflowVersionRow } from "../models/database.model.js";
 import { nowIso } from "./clock.js";
+import { preparedQuery } from "./prepared-query.js";
 
 export type WorkflowSummaryRow = Omit<WorkflowRow, "document">;
 export type VersionSummaryRow = Omit<WorkflowVersionRow, "document">;
@@ -37,6 +38,11 @@ const VERSION_SUMMARY_COLUMNS = [
   "created_at",
   "restored_from",
 ] as const;
+
+// Read by every trigger: compiled once.
+const workflowById = preparedQuery<{ id: string }, WorkflowRow>((db, p) =>
+  db.selectFrom("workflows").selectAll().where("id", "=", p.id),
+);
 
 export class WorkflowRepository {
   readonly #db: Kysely<Database>;
@@ -77,8 +83,8 @@ export class WorkflowRepository {
     return row;
   }
 
-  findById(id: string): Promise<WorkflowRow | undefined> {
-    return this.#db.selectFrom("workflows").selectAll().where("id", "=", id).executeTakeFirst();
+  async findById(id: string): Promise<WorkflowRow | undefined> {
+    return (await workflowById(this.#db, { id })).rows[0];
   }
 
   listByOwner(ownerId: string, limit: number, offset: number): Promise<WorkflowSummaryRow[]> {

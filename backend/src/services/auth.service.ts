@@ -115,7 +115,8 @@ export class AuthService {
     const row = await this.#apiKeys.findActiveByHash(hashApiKey(key));
     const user = row ? await this.#users.findById(row.user_id) : undefined;
     if (!row || !user) throw new AppError("AUTH_INVALID_TOKEN");
-    if (touch) await this.#apiKeys.markUsed(row.id);
+    // Recorded to the minute: a key used again within it (every hook of a busy caller) writes nothing.
+    if (touch && !usedWithin(row.last_used_at, LAST_USED_RESOLUTION_MS)) await this.#apiKeys.markUsed(row.id);
     return { userId: user.id, role: user.role, via: "api_key", apiKeyId: row.id };
   }
 
@@ -128,4 +129,10 @@ export class AuthService {
     if (!result.ok) throw new AppError(result.reason === "email_taken" ? "EMAIL_TAKEN" : "SETUP_ALREADY_DONE");
     return { token: await this.#tokens.sign(result.user.id), user: toUserView(result.user) };
   }
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function usedWithin(lastUsedAt: string | null, ms: number): boolean {
+  return lastUsedAt !== null && Date.now() - Date.parse(lastUsedAt) < ms;
 }

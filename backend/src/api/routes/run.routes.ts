@@ -170,7 +170,12 @@ export const hookRoutes =
     app.post(
       "/api/hooks/workflows/:wid/runs",
       {
-        config: { rateLimit: { max: c.config.hookRateLimitPerMinute, timeWindow: "1 minute" } },
+        config: {
+          rateLimit: { max: c.config.hookRateLimitPerMinute, timeWindow: "1 minute" },
+          // The answer is the run this call created (on disk once created) or the one an earlier
+          // call with the same key created: no need to wait for other runs' writes to reach the disk.
+          ownWritesOnly: true,
+        },
         schema: {
           tags: ["hooks"],
           summary:

@@ -9,7 +9,12 @@ export interface LedgerEntry {
 
 /** Finished side-effect results by idempotency key (run, node, iteration). */
 export interface ResultLedger {
+  /**
+   * Called right before a node calls another system: a durable ledger first makes everything the
+   * run has written so far durable, so that no call leaves on state that could still be lost.
+   */
   get(key: string): Promise<LedgerEntry | undefined>;
+  /** Resolves once the result is durable. */
   put(key: string, entry: LedgerEntry): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import { serverKeyNeeded } from "../providers/chat-model.provider.js";
 import type { ValidatedWorkflow, ValidationEnvironment } from "../validator/validator.js";
 import { validateWorkflow } from "../validator/validator.js";
 import type { CredentialTypeLookup, WorkflowResolver } from "./ports.js";
+import { rememberedValidation, rememberValidation, StoredDocument } from "./stored-document.js";
 
 export function validationEnvironment(
   engine: EngineConfig,
@@ -26,17 +27,46 @@ export function validationEnvironment(
   };
 }
 
-/** Validates a document for running; AppError WORKFLOW_INVALID lists every problem. */
-export async function prepareWorkflow(
-  document: unknown,
-  options: {
-    engine: EngineConfig;
-    resolveWorkflow?: WorkflowResolver;
-    /** The saved workflow's id, so a subgraph that contains it is refused. */
-    workflowId?: string;
-    credentialType?: CredentialTypeLookup;
-  },
-): Promise<ValidatedWorkflow> {
+interface PrepareOptions {
+  engine: EngineConfig;
+  resolveWorkflow?: WorkflowResolver;
+  /** The saved workflow's id, so a subgraph that contains it is refused. */
+  workflowId?: string;
+  credentialType?: CredentialTypeLookup;
+}
+
+/**
+ * Validates a document for running; AppError WORKFLOW_INVALID lists every problem. A
+ * StoredDocument's validation is remembered by its text when nothing but the text and the engine
+ * settings decided it (see stored-document.ts).
+ */
+export async function prepareWorkflow(document: unknown, options: PrepareOptions): Promise<ValidatedWorkflow> {
+  if (!(document instanceof StoredDocument)) return validateForRun(document, options);
+  const known = rememberedValidation(options.engine, document);
+  if (known) return known;
+  // Whether the validation looked outside the document (another workflow, a credential).
+  let consulted = false;
+  const { resolveWorkflow, credentialType } = options;
+  const workflow = await validateForRun(document.parsed(), {
+    ...options,
+    resolveWorkflow: resolveWorkflow
+      ? (id, version) => {
+          consulted = true;
+          return resolveWorkflow(id, version);
+        }
+      : undefined,
+    credentialType: credentialType
+      ? (id) => {
+          consulted = true;
+          return credentialType(id);
+        }
+      : undefined,
+  });
+  if (!consulted) rememberValidation(options.engine, document, workflow);
+  return workflow;
+}
+
+async function validateForRun(document: unknown, options: PrepareOptions): Promise<ValidatedWorkflow> {
   const environment = validationEnvironment(options.engine, options.resolveWorkflow, options.credentialType);
   const result = await validateWorkflow(document, environment, {
     depth: 0,

@@ -30,6 +30,8 @@ export { prepareWorkflow, validationEnvironment } from "./prepare-workflow.js";
 
 export interface RunOptions {
   engine: EngineConfig;
+  /** How long this call may run (STUDIO_RUN_TIMEOUT by default; less for a turn taken over). */
+  timeoutMs?: number;
   runId?: string;
   /** "step" runs one superstep and pauses ("One step" in the editor). */
   mode?: "full" | "step";
@@ -125,7 +127,8 @@ function classify(
 
 /**
  * Runs (or continues) a workflow and yields its events; the generator's return value is the
- * outcome. Throws AppError WORKFLOW_INVALID or RUN_INPUT_INVALID before any event.
+ * outcome. Throws AppError WORKFLOW_INVALID or RUN_INPUT_INVALID before any event. `document`
+ * may be a StoredDocument (the text a run was saved with), whose validation is remembered.
  */
 export async function* runStream(
   document: unknown,
@@ -170,7 +173,7 @@ async function* streamTurn(
     ? null
     : { ...initialHiddenState(workflow), ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
 
-  const timeout = timeoutAfter(options.engine.runTimeoutMs);
+  const timeout = timeoutAfter(options.timeoutMs ?? options.engine.runTimeoutMs);
   const stateLimit = new AbortController();
   const signal = AbortSignal.any([timeout, stateLimit.signal, ...(options.signal ? [options.signal] : [])]);
   const testPause = testPauseFor(options.engine, runId, signal);

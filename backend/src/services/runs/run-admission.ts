@@ -1,6 +1,6 @@
 // Whether one user may start another run: under STUDIO_USER_MAX_QUEUED queued and running runs,
-// and under STUDIO_USER_RUN_RATE starts a minute. One user's admissions are taken one at a time
-// (count, then create), so concurrent triggers cannot all slip under the limit together. And
+// and under STUDIO_USER_RUN_RATE starts a minute. One user's admissions take turns from the count
+// until the run is committed, so concurrent triggers cannot all slip under the limit together. And
 // whether the server may take another run at all: under STUDIO_MAX_QUEUED runs queued and running
 // in this process, all users together, counting admissions under way, so a burst from many users
 // cannot slip past it either.
@@ -19,6 +19,7 @@ export interface ServerLoad {
 }
 // Runs started by the command line in its own process: a person at the machine, not a trigger.
 const UNLIMITED_TRIGGERS = new Set(["cli"]);
+const noop = () => {};
 
 export class RunAdmission {
   readonly #runs: RunRepository;
@@ -39,18 +40,25 @@ export class RunAdmission {
   /**
    * Creates a run through `create` if the owner is under both limits and the server under its
    * own; RUN_LIMIT_REACHED, RATE_LIMITED or SERVER_BUSY otherwise. `create` must queue the run it
-   * creates before it resolves, so that the server-wide count sees it. A create that returns an
-   * earlier run (same idempotency key) or fails does not count against the rate.
+   * creates before it resolves, so that the server-wide count sees it, and call `visible` once
+   * every later count sees its run (committed); until then, or until it ends, this owner's next
+   * admission waits. A create that returns an earlier run (same idempotency key) or fails does not
+   * count against the rate.
    */
   async admit(
     ownerId: string,
     trigger: string,
-    create: () => Promise<{ run: RunRow; created: boolean }>,
+    create: (visible: () => void) => Promise<{ run: RunRow; created: boolean }>,
   ): Promise<{ run: RunRow; created: boolean }> {
-    if (UNLIMITED_TRIGGERS.has(trigger)) return create();
+    if (UNLIMITED_TRIGGERS.has(trigger)) return create(noop);
     // Refused at once, before waiting for the user's turn or asking the database.
     this.#checkServer();
-    return this.#oneAtATime(ownerId, async () => {
+    // One owner's admissions take turns from the count until the run is committed (`visible`:
+    // every later count sees it), so each count sees every run admitted before it exactly once.
+    // The wait for the disk that follows the commit is outside the turn: admissions of one owner
+    // do not queue behind each other's syncs.
+    let created: Promise<{ run: RunRow; created: boolean }> | undefined;
+    await this.#oneAtATime(ownerId, async () => {
       const active = await this.#runs.countActive(ownerId);
       if (active >= this.#maxQueued) {
         throw new AppError("RUN_LIMIT_REACHED", {
@@ -61,17 +69,27 @@ export class RunAdmission {
       this.#checkServer();
       const undo = this.#rate.take(ownerId);
       this.#reserved++;
-      try {
-        const result = await create();
-        if (!result.created) undo();
-        return result;
-      } catch (error) {
-        undo();
-        throw error;
-      } finally {
-        this.#reserved--;
-      }
+      let toldVisible!: () => void;
+      const visible = new Promise<void>((resolve) => {
+        toldVisible = resolve;
+      });
+      const creating = (async () => {
+        try {
+          const result = await create(toldVisible);
+          if (!result.created) undo();
+          return result;
+        } catch (error) {
+          undo();
+          throw error;
+        } finally {
+          this.#reserved--;
+        }
+      })();
+      created = creating;
+      // The turn ends once the run is visible, or the create has ended (failed, or found an earlier run).
+      await Promise.race([visible, creating.then(noop, noop)]);
     });
+    return created as Promise<{ run: RunRow; created: boolean }>;
   }
 
   #checkServer(): void {

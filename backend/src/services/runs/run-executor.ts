@@ -15,12 +15,15 @@ import type { Logger } from "../../core/logging.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import { toEventError } from "../../engine/runtime/node-failure.js";
 import type { RunOptions, RunOutcome } from "../../engine/runtime/runtime.js";
+import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { Database, RunRow } from "../../models/database.model.js";
 import type { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
 import { type StorageProblem, storageProblem } from "../../repositories/database-errors.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
 import type { RunEnding, RunEventInput, RunRepository } from "../../repositories/run.repository.js";
+import type { WriteBatcher } from "../../repositories/write-batcher.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
+import { EventRecorder } from "./event-recorder.js";
 import type { RunBus } from "./run-bus.js";
 import { watchStorage } from "./storage-watch.js";
 
@@ -40,6 +43,8 @@ export const runEngine = lazyImport(async () => {
 
 export interface ExecutorDeps {
   db: Kysely<Database>;
+  /** Where a run's checkpoints are written (shared transactions on SQLite). */
+  writes: WriteBatcher;
   runs: RunRepository;
   nodeResults: NodeResultRepository;
   engine: EngineConfig;
@@ -51,7 +56,7 @@ export interface ExecutorDeps {
   resolverFor(ownerId: string): NonNullable<RunOptions["resolveWorkflow"]>;
   /** Opens the owner's stored credentials for the run (only theirs). */
   credentialsFor(ownerId: string): NonNullable<RunOptions["credentials"]>;
-  /** Called when a run reaches a final status (callbacks). */
+  /** Called when a run with a callback URL reaches a final status. */
   onEnded(runId: string): void;
 }
 
@@ -181,18 +186,40 @@ export class RunExecutor {
       const problem = storageProblem(error);
       if (problem && !turn.storage) turn.storage = { problem, error };
     };
+    // Events are written in order while the engine goes on, and published once on disk; a write
+    // the lease refuses or the database fails stops the run.
+    const recorder = new EventRecorder({
+      append: (written) => runs.appendEvents(runId, run.lease_gen, written.map(eventRow)),
+      written: (written) => {
+        for (const event of written) bus.publish(event);
+      },
+      stopped: (why) => {
+        if ("error" in why) {
+          turn.databaseError ??= why.error;
+          noteStorage(why.error);
+        } else turn.leaseLost = true;
+        controller.abort();
+      },
+    });
     try {
       const { runStream, DatabaseCheckpointSaver } = await runEngine();
+      // Checkpoints are answered once committed: what depends on them outside the server waits
+      // for the disk itself (answers, published events, the ledger before every call out).
       const checkpointer = watchStorage(
-        new DatabaseCheckpointSaver(db, { fence: { runId, leaseGen: run.lease_gen } }),
+        new DatabaseCheckpointSaver(db, {
+          fence: { runId, leaseGen: run.lease_gen },
+          writes: this.#deps.writes,
+          acknowledge: "commit",
+        }),
         noteStorage,
       );
       const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
         turn.databaseError = error;
         throw error;
       });
-      const generator = runStream(JSON.parse(run.document), resume ? null : JSON.parse(run.input), {
-        engine: { ...engine, runTimeoutMs: budgetMs },
+      const generator = runStream(new StoredDocument(run.document), resume ? null : JSON.parse(run.input), {
+        engine,
+        timeoutMs: budgetMs,
         runId,
         mode: run.mode === "step" ? "step" : "full",
         resume,
@@ -205,32 +232,21 @@ export class RunExecutor {
         resolveWorkflow: this.#deps.resolverFor(run.owner_id),
         credentials: this.#deps.credentialsFor(run.owner_id),
         workflowId: run.workflow_id ?? undefined,
-        onEvent: async (event) => {
+        onEvent: (event) => {
           events.push(event);
           if (turn.leaseLost) return;
           if (ENDING_EVENTS.has(event.type)) {
             ending = event;
             return;
           }
-          let kept: boolean;
-          try {
-            kept = await runs.appendEvents(runId, run.lease_gen, [eventRow(event)]);
-          } catch (error) {
-            turn.databaseError = error;
-            noteStorage(error);
-            throw error;
-          }
-          if (!kept) {
-            turn.leaseLost = true;
-            controller.abort();
-            return;
-          }
-          bus.publish(event);
+          recorder.add(event);
         },
       });
       let next = await generator.next();
       while (!next.done) next = await generator.next();
       const outcome = next.value;
+      await recorder.drain();
+      if (turn.databaseError) throw turn.databaseError;
       if (turn.leaseLost) return null;
       if (outcome.status === "error" && this.#leftForLater(runId, turn)) return null;
       return {
@@ -247,6 +263,8 @@ export class RunExecutor {
         event: ending,
       };
     } catch (error) {
+      // Whatever was emitted before the failure is written before the ending.
+      await recorder.drain();
       const reported = toEventError(error);
       if (turn.leaseLost || reported.code === "LEASE_LOST") {
         logger.warn({ runId }, "run taken over by another worker; this one stopped");
@@ -297,7 +315,7 @@ export class RunExecutor {
    * then published, so a client that sees it finds the run's row already saying so.
    */
   async #finish(run: RunRow, ending: RunEnding, event: StudioEvent | null): Promise<void> {
-    const { runs, nodeResults, logger, monitor, bus } = this.#deps;
+    const { runs, logger, monitor, bus } = this.#deps;
     const runId = run.id;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -321,12 +339,14 @@ export class RunExecutor {
         if (this.#stopping.signal.aborted) return;
       }
     }
-    if (event) bus.publish(event);
-    if (!ending.finished) return;
-    await nodeResults
-      .deleteRun(runId)
-      .catch((error: unknown) => monitor.failed("run", "result ledger of an ended run not cleared", error, { runId }));
-    this.#deps.onEnded(runId);
+    // Announced once on disk (the ending was answered at commit).
+    if (event)
+      await runs.settled().then(
+        () => bus.publish(event),
+        (error: unknown) => monitor.failed("run", "run ending not confirmed by the disk", error, { runId }),
+      );
+    // The ending cleared the run's result ledger and queued its callback, if it has a URL.
+    if (ending.finished && run.callback_url) this.#deps.onEnded(runId);
   }
 
   /**

@@ -10,6 +10,7 @@ import { checkHumanInput, type HumanRequest } from "../../engine/nodes/human-for
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import { prepareWorkflow } from "../../engine/runtime/prepare-workflow.js";
 import { checkRunInput } from "../../engine/runtime/run-input.js";
+import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { RunRow } from "../../models/database.model.js";
 import type { NewRun, RunFilter, RunRepository } from "../../repositories/run.repository.js";
 import type { WorkflowRepository } from "../../repositories/workflow.repository.js";
@@ -152,10 +153,10 @@ export class RunService {
     const workflow = await this.#workflows.findById(workflowId);
     if (!workflow || workflow.owner_id !== actor.userId) throw new AppError("WORKFLOW_NOT_FOUND");
     const version = request.version ?? workflow.version;
-    const saved = await this.#workflows.findVersion(workflowId, version);
+    // The workflow row mirrors its newest version (document and hash): no second read for it.
+    const saved = version === workflow.version ? workflow : await this.#workflows.findVersion(workflowId, version);
     if (!saved) throw new AppError("VERSION_NOT_FOUND");
-    const document = JSON.parse(saved.document) as unknown;
-    const validated = await prepareWorkflow(document, {
+    const validated = await prepareWorkflow(new StoredDocument(saved.document), {
       engine: this.#engine,
       resolveWorkflow: this.#workflowService.resolverFor(actor),
       credentialType: this.#workflowService.credentialTypesFor(actor),
@@ -165,13 +166,14 @@ export class RunService {
     if (request.callback_url) await checkCallbackUrl(request.callback_url, this.#egress);
     if (meta.idempotencyKey) {
       const earlier = await this.#runs.findByIdempotencyKey(actor.userId, workflowId, meta.idempotencyKey);
-      if (earlier) return { run: toRunView(earlier), created: false };
+      // The earlier call may still be waiting for its run to reach the disk: answer once it has.
+      if (earlier) return this.#once({ run: toRunView(earlier), created: false });
     }
     const newRun = {
       ownerId: actor.userId,
       workflowId,
       workflowVersion: version,
-      contentHash: contentHash(document),
+      contentHash: saved.content_hash,
       document: saved.document,
       trigger: meta.trigger,
       mode: request.mode ?? "full",
@@ -181,8 +183,17 @@ export class RunService {
       callbackUrl: request.callback_url ?? null,
       apiKeyId: meta.apiKeyId ?? null,
     };
-    const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, () => this.#createQueued(newRun));
-    return { run: toRunView(run), created };
+    const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, (visible) =>
+      this.#createQueued(newRun, visible),
+    );
+    // A created run is on disk once create returns; an earlier one found by its key, once settled.
+    return created ? { run: toRunView(run), created } : this.#once({ run: toRunView(run), created });
+  }
+
+  /** `value` once everything read so far is on disk. */
+  async #once<T>(value: T): Promise<T> {
+    await this.#runs.settled();
+    return value;
   }
 
   /**
@@ -237,15 +248,18 @@ export class RunService {
       callbackUrl: null,
       apiKeyId: null,
     };
-    const { run } = await this.#admission.admit(actor.userId, trigger, () =>
-      dispatch === "queue" ? this.#createQueued(newRun) : this.#runs.create(newRun),
+    const { run } = await this.#admission.admit(actor.userId, trigger, (visible) =>
+      dispatch === "queue" ? this.#createQueued(newRun, visible) : this.#runs.create(newRun, { visible }),
     );
     return toRunView(run);
   }
 
-  /** Creates the run and queues it at once, inside its admission (the server-wide count sees it). */
-  async #createQueued(newRun: NewRun): Promise<{ run: RunRow; created: boolean }> {
-    const result = await this.#runs.create(newRun);
+  /**
+   * Creates the run and queues it once on disk, inside its admission (the server-wide count sees
+   * it); `visible` is told at its commit.
+   */
+  async #createQueued(newRun: NewRun, visible: () => void): Promise<{ run: RunRow; created: boolean }> {
+    const result = await this.#runs.create(newRun, { visible });
     if (result.created) this.#queue.enqueue(result.run.id, result.run.owner_id);
     return result;
   }
@@ -295,6 +309,8 @@ export class RunService {
     const unsubscribe = this.#bus.subscribe(id, (event) => (caughtUp ? deliver(event) : buffered.push(event)));
     for (;;) {
       const page = await this.events(actor, id, last, 500);
+      // Events read back are sent only once they are on disk (published ones already are).
+      await this.#runs.settled();
       for (const event of page) deliver(event);
       if (page.length < 500) break;
     }

@@ -1,0 +1,135 @@
+// Group commit for the embedded database. SQLite runs in WAL mode with synchronous=NORMAL, so a
+// COMMIT only writes its frames to the WAL file (the operating system holds them; a killed process
+// loses nothing) and returns at once. Power-loss durability then comes from here: the WAL file is
+// synced with fdatasync in libuv's thread pool, so the event loop never waits on the disk, and
+// every writer is told it committed only once a sync that started after its COMMIT has completed.
+// Commits made while a sync is in flight share the next one. This is what synchronous=FULL gives
+// (each commit on disk before it is acknowledged), without one blocking fsync per transaction.
+//
+// Reads count too: `settled()` resolves once a sync that started after everything this process has
+// read or written so far has completed, so an answer built from what was read (an HTTP response,
+// events sent to a socket) never shows data that a power loss could still take back.
+//
+// A failed sync poisons the database handle: after an fsync error the kernel may have dropped the
+// unwritten pages, so no later write can be called durable; every later wait fails until restart.
+import { close, fdatasync, fsync, open } from "node:fs";
+import { dirname } from "node:path";
+
+interface Waiter {
+  mark: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+export class WalDurability {
+  readonly #walPath: string;
+  #fd: number | null = null;
+  /** Bumped by every statement executed (read or commit). */
+  #touched = 0;
+  /** The #touched value the last completed sync covers. */
+  #synced = 0;
+  #syncing = false;
+  #waiters: Waiter[] = [];
+  #failure: Error | null = null;
+  #closed = false;
+  #idle: (() => void)[] = [];
+  /** Syncs completed (tests and benchmarks count them). */
+  syncs = 0;
+
+  constructor(databasePath: string) {
+    this.#walPath = `${databasePath}-wal`;
+  }
+
+  /** Notes a statement that read or committed; returns the mark a later `durable` waits for. */
+  touch(): number {
+    return ++this.#touched;
+  }
+
+  /** The mark of everything read or written so far. */
+  get mark(): number {
+    return this.#touched;
+  }
+
+  /** Whether everything up to `mark` is on disk already. */
+  isDurable(mark: number): boolean {
+    return mark <= this.#synced;
+  }
+
+  /** Resolves once everything up to `mark` (by default, everything so far) is on disk. */
+  durable(mark = this.#touched): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (mark <= this.#synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ mark, resolve, reject });
+      this.#kick();
+    });
+  }
+
+  /** Syncs what is not on disk yet (nothing waits for it otherwise), then closes the WAL file. */
+  async close(): Promise<void> {
+    if (!this.#failure && this.#touched > this.#synced) await this.durable().catch(() => {});
+    if (this.#syncing) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    this.#closed = true;
+    const fd = this.#fd;
+    this.#fd = null;
+    if (fd !== null) await new Promise<void>((resolve) => close(fd, () => resolve()));
+  }
+
+  #kick(): void {
+    if (this.#syncing || this.#waiters.length === 0) return;
+    if (this.#closed) {
+      this.#fail(new Error("the database is closed"));
+      return;
+    }
+    this.#syncing = true;
+    const target = this.#touched;
+    this.#syncWal((error) => {
+      this.#syncing = false;
+      if (error) this.#fail(error);
+      else {
+        this.syncs++;
+        this.#synced = Math.max(this.#synced, target);
+        const still: Waiter[] = [];
+        for (const waiter of this.#waiters) {
+          if (waiter.mark <= target) waiter.resolve();
+          else still.push(waiter);
+        }
+        this.#waiters = still;
+      }
+      for (const resolve of this.#idle.splice(0)) resolve();
+      this.#kick();
+    });
+  }
+
+  #syncWal(done: (error: Error | null) => void): void {
+    if (this.#fd !== null) {
+      fdatasync(this.#fd, done);
+      return;
+    }
+    open(this.#walPath, "r", (error, fd) => {
+      // No WAL file yet: nothing has been written through it, so nothing is waiting on the disk.
+      if (error?.code === "ENOENT") return done(null);
+      if (error) return done(error);
+      this.#fd = fd;
+      // Once, for the file's own directory entry (SQLite syncs it only at its first WAL sync,
+      // which with NORMAL comes with the first checkpoint).
+      open(dirname(this.#walPath), "r", (dirError, dirFd) => {
+        if (dirError) return done(dirError);
+        fsync(dirFd, (syncError) => {
+          close(dirFd, () => {
+            if (syncError) return done(syncError);
+            fdatasync(fd, done);
+          });
+        });
+      });
+    });
+  }
+
+  #fail(cause: Error): void {
+    this.#failure ??= Object.assign(
+      new Error(`the disk did not confirm a database write (${cause.message}); restart the studio`, { cause }),
+      { code: "SQLITE_IOERR_FSYNC" },
+    );
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(this.#failure);
+  }
+}

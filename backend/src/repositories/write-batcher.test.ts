@@ -1,0 +1,129 @@
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+
+const sqlite = inject("dbKind") === "sqlite";
+
+describe("write batcher", () => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await openTestDatabase();
+    await sql`create table batch_probe (k text primary key, n integer not null)`.execute(database.db);
+  });
+  afterEach(() => database.drop());
+
+  const keys = async () =>
+    (await sql<{ k: string }>`select k from batch_probe order by k`.execute(database.db)).rows.map((r) => r.k);
+
+  it("commits the writes made in one turn together on SQLite, each in its own transaction on PostgreSQL", async () => {
+    const { writes } = database;
+    const before = writes.transactions;
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        writes.run((tx) => sql`insert into batch_probe (k, n) values (${`k${i}`}, ${i})`.execute(tx)),
+      ),
+    );
+    expect(writes.transactions - before).toBe(sqlite ? 1 : 10);
+    expect(await keys()).toHaveLength(10);
+  });
+
+  it("undoes a failing write alone and tells only its caller", async () => {
+    const { writes } = database;
+    const insert = (k: string) => writes.run((tx) => sql`insert into batch_probe (k, n) values (${k}, 1)`.execute(tx));
+    await insert("taken");
+    const outcomes = await Promise.allSettled([insert("a"), insert("taken"), insert("b")]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await keys()).toEqual(["a", "b", "taken"]);
+  });
+
+  it("applies one group's writes in order and undoes them together when one fails", async () => {
+    const { writes } = database;
+    const step = (k: string, n: number) =>
+      writes.run(async (tx, scope) => {
+        // The scope is the group's for the whole batch: each write sees what the earlier ones left.
+        const seen = (scope.get("seen") as string[] | undefined) ?? [];
+        scope.set("seen", [...seen, k]);
+        await sql`insert into batch_probe (k, n) values (${k}, ${n})`.execute(tx);
+        return seen;
+      }, "run-1");
+    const [first, second] = await Promise.all([step("g1", 1), step("g2", 2), writes.run(async () => "other")]);
+    if (sqlite) expect([first, second]).toEqual([[], ["g1"]]);
+    expect(await keys()).toEqual(["g1", "g2"]);
+
+    const failed = await Promise.allSettled([
+      step("g3", 3),
+      step("g1", 4),
+      writes.run((tx) => sql`insert into batch_probe (k, n) values ('alone', 5)`.execute(tx)),
+    ]);
+    expect(failed.map((o) => o.status)).toEqual(
+      sqlite ? ["rejected", "rejected", "fulfilled"] : ["fulfilled", "rejected", "fulfilled"],
+    );
+    // On SQLite g3 went with the failing write of its group; on PostgreSQL each write stands alone.
+    expect(await keys()).toEqual(sqlite ? ["alone", "g1", "g2"] : ["alone", "g1", "g2", "g3"]);
+  });
+
+  it.skipIf(!sqlite)("answers a write acknowledged at commit before one that waits for the disk", async () => {
+    const { writes } = database;
+    const order: string[] = [];
+    await Promise.all([
+      writes
+        .run((tx) => sql`insert into batch_probe (k, n) values ('disk', 1)`.execute(tx))
+        .then(() => order.push("disk")),
+      writes
+        .run((tx) => sql`insert into batch_probe (k, n) values ('commit', 2)`.execute(tx), undefined, {
+          acknowledge: "commit",
+        })
+        .then(() => order.push("commit")),
+    ]);
+    // Both in one transaction: the one acknowledged at commit does not wait for the WAL sync.
+    expect(order).toEqual(["commit", "disk"]);
+    expect(await keys()).toEqual(["commit", "disk"]);
+  });
+
+  it("applies a write asked for now in a transaction of its own, without waiting for the next batch", async () => {
+    const { writes } = database;
+    const applied: string[] = [];
+    const insert = (k: string) => async (tx: Parameters<Parameters<typeof writes.run>[0]>[0]) => {
+      applied.push(k);
+      await sql`insert into batch_probe (k, n) values (${k}, 1)`.execute(tx);
+    };
+    const before = writes.transactions;
+    let answered = false;
+    let toldBeforeAnswer = false;
+    await Promise.all([
+      writes.run(insert("batched")),
+      writes
+        .run(insert("now"), undefined, {
+          now: true,
+          committed: () => {
+            toldBeforeAnswer = !answered;
+          },
+        })
+        .then(() => {
+          answered = true;
+        }),
+    ]);
+    // Asked for after the batched write, applied before it: the batch waits for the next turn of
+    // the event loop, this write did not (on PostgreSQL every write is applied at once anyway).
+    if (sqlite) expect(applied).toEqual(["now", "batched"]);
+    expect(writes.transactions - before).toBe(2);
+    expect(toldBeforeAnswer).toBe(true);
+    expect(await keys()).toEqual(["batched", "now"]);
+  });
+
+  it("tells a write asked for now that it failed, and does not report it committed", async () => {
+    const { writes } = database;
+    await writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 1)`.execute(tx));
+    let told = false;
+    await expect(
+      writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 2)`.execute(tx), undefined, {
+        now: true,
+        committed: () => {
+          told = true;
+        },
+      }),
+    ).rejects.toThrow();
+    expect(told).toBe(false);
+    expect(await keys()).toEqual(["taken"]);
+  });
+});

@@ -1,0 +1,246 @@
+// Writes of many runs in one transaction. On the embedded database every transaction is one
+// COMMIT of the single connection and one more set of WAL pages: a run's superstep (events,
+// the task writes, the checkpoint) and the other runs' writes that arrive in the same turn of the
+// event loop are committed together, and each caller is answered once that commit is on disk
+// (node-sqlite.dialect.ts).
+//
+// Each write is still all or nothing and keeps its order. The writes of one group (one run, by its
+// key) in a batch are applied in arrival order and share a scope, so a run's lease is checked once
+// per batch, not per write. When a write fails, the batch is applied again with each group behind
+// a savepoint of its own: that group's writes are undone and each of its callers is told, while
+// the other groups commit.
+//
+// PostgreSQL commits concurrent transactions in parallel and groups their WAL flushes itself:
+// there each write is its own transaction (and its own scope), as before.
+import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import type { Database } from "../models/database.model.js";
+import { type DirectConnection, runDirectly } from "./prepared-query.js";
+
+/** What the writes of one group share within one transaction (e.g. a lease already checked). */
+export type WriteScope = Map<string, unknown>;
+export type Write<T> = (tx: Transaction<Database>, scope: WriteScope) => Promise<T>;
+
+interface Queued {
+  write: Write<unknown>;
+  /** Answered once on disk (true), or as soon as committed (false: see `run`). */
+  untilDisk: boolean;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+// A batch larger than this is split: one transaction never holds the connection (and, since its
+// writes run as one stretch of microtasks, the event loop) for long.
+const BATCH_LIMIT = 64;
+const SAVEPOINT = CompiledQuery.raw("savepoint batched_write");
+const RELEASE = CompiledQuery.raw("release batched_write");
+const ROLLBACK_TO = CompiledQuery.raw("rollback to batched_write");
+const SAVEPOINT_ALL = CompiledQuery.raw("savepoint batched_writes");
+const RELEASE_ALL = CompiledQuery.raw("release batched_writes");
+const ROLLBACK_TO_ALL = CompiledQuery.raw("rollback to batched_writes");
+
+type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
+
+/**
+ * Several groups in one transaction. Writes rarely fail: all groups at once behind one savepoint
+ * first; if one fails, again with each group behind a savepoint of its own, so that only a
+ * failing group is undone and the others commit.
+ */
+async function applyGroups(
+  tx: Transaction<Database>,
+  batch: Queued[][],
+  connection: DirectConnection | null,
+): Promise<Outcome[]> {
+  const exec = async (query: CompiledQuery) => {
+    if (connection) connection.run(query.sql, []);
+    else await tx.executeQuery(query);
+  };
+  await exec(SAVEPOINT_ALL);
+  try {
+    const out: Outcome[] = [];
+    for (const writes of batch) out.push({ ok: true, values: await applyGroup(tx, writes) });
+    await exec(RELEASE_ALL);
+    return out;
+  } catch {
+    await exec(ROLLBACK_TO_ALL);
+    await exec(RELEASE_ALL);
+  }
+  const out: Outcome[] = [];
+  for (const writes of batch) {
+    await exec(SAVEPOINT);
+    try {
+      out.push({ ok: true, values: await applyGroup(tx, writes) });
+      await exec(RELEASE);
+    } catch (error) {
+      await exec(ROLLBACK_TO);
+      await exec(RELEASE);
+      out.push({ ok: false, error });
+    }
+  }
+  return out;
+}
+
+/** A group's writes in order, sharing a fresh scope. */
+async function applyGroup(tx: Transaction<Database>, writes: Queued[]): Promise<unknown[]> {
+  const scope: WriteScope = new Map();
+  const values: unknown[] = [];
+  for (const queued of writes) values.push(await queued.write(tx, scope));
+  return values;
+}
+
+export interface WriteBatcherOptions {
+  /** Shared transactions (the embedded database); otherwise each write is its own. */
+  batching: boolean;
+  /** The connection of the transaction open now, to run prepared statements on directly. */
+  openTransaction?: () => DirectConnection | null;
+}
+
+export class WriteBatcher {
+  readonly #db: Kysely<Database>;
+  readonly #batching: boolean;
+  readonly #openTransaction: (() => DirectConnection | null) | undefined;
+  /** Queued writes by group, in order of each group's first write. */
+  #groups = new Map<unknown, Queued[]>();
+  #queued = 0;
+  #scheduled = false;
+  /** Transactions committed (tests and benchmarks count them). */
+  transactions = 0;
+
+  constructor(db: Kysely<Database>, options: WriteBatcherOptions) {
+    this.#db = db;
+    this.#batching = options.batching;
+    this.#openTransaction = options.openTransaction;
+  }
+
+  /**
+   * Whether a write runs holding the database's write lock from its start (SQLite's BEGIN
+   * IMMEDIATE): then reading a row is as good a fence as updating it, since nobody else can
+   * change it before the commit. On PostgreSQL only an UPDATE (or a row lock) fences.
+   */
+  get holdsWriteLock(): boolean {
+    return this.#batching;
+  }
+
+  /**
+   * Applies `write` in a transaction (shared with other writes on SQLite). Writes with the same
+   * `group` (a run's id) share a scope in a batch. Answered once the write is on disk; with
+   * `acknowledge: "commit"`, as soon as it is committed (visible, and kept if the process dies):
+   * for a write whose caller makes sure that nothing depending on it leaves the server before it
+   * is on disk (a run's checkpoints: see docs/en/runs.md, "Durability"). With `now`, applied
+   * at once in a transaction of its own instead of waiting for the next batch.
+   */
+  run<T>(
+    write: Write<T>,
+    group?: string,
+    options: { acknowledge?: "disk" | "commit"; now?: boolean; committed?: () => void } = {},
+  ): Promise<T> {
+    // Without batching, or for a caller that waits (a trigger being answered): a transaction of
+    // its own, at once; its commit still shares the disk's sync with the others.
+    if (!this.#batching || options.now) return this.#alone(write, options.committed);
+    return new Promise<T>((resolve, reject) => {
+      const key = group ?? Symbol();
+      const queued: Queued = {
+        write,
+        untilDisk: options.acknowledge !== "commit",
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      };
+      const writes = this.#groups.get(key);
+      if (writes) writes.push(queued);
+      else this.#groups.set(key, [queued]);
+      this.#queued++;
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#queued === 0) return;
+    this.#scheduled = true;
+    // After the current turn: what the runs write in it (a task's writes and the checkpoint that
+    // follows, events) joins the same batch.
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#flush(this.#take());
+      this.#schedule();
+    });
+  }
+
+  /** Whole groups, up to about BATCH_LIMIT writes. */
+  #take(): Queued[][] {
+    const batch: Queued[][] = [];
+    let count = 0;
+    for (const [key, writes] of this.#groups) {
+      if (count > 0 && count + writes.length > BATCH_LIMIT) break;
+      batch.push(writes);
+      count += writes.length;
+      this.#groups.delete(key);
+    }
+    this.#queued -= count;
+    return batch;
+  }
+
+  async #flush(batch: Queued[][]): Promise<void> {
+    let outcomes: Outcome[] = [];
+    let committed = false;
+    /** Answers the writes acknowledged at commit (`untilDisk` false) or once on disk (true). */
+    const answer = (untilDisk: boolean) => {
+      batch.forEach((writes, i) => {
+        const outcome = outcomes[i] as Outcome;
+        for (const [j, queued] of writes.entries()) {
+          if (queued.untilDisk !== untilDisk) continue;
+          if (outcome.ok) queued.resolve(outcome.values[j]);
+          else queued.reject(outcome.error);
+        }
+      });
+    };
+    try {
+      outcomes = await this.#db.transaction().execute(async (tx) => {
+        const connection = this.#direct(tx);
+        const result =
+          batch.length === 1
+            ? [{ ok: true as const, values: await applyGroup(tx, batch[0] as Queued[]) }]
+            : await applyGroups(tx, batch, connection);
+        connection?.afterCommit(() => {
+          committed = true;
+          outcomes = result;
+          answer(false);
+        });
+        return result;
+      });
+    } catch (error) {
+      // The writes failed, or the commit did (nothing was written), or the disk did not confirm it.
+      for (const writes of batch)
+        for (const queued of writes) if (!(committed && !queued.untilDisk)) queued.reject(error);
+      return;
+    }
+    this.transactions++;
+    if (!committed) answer(false);
+    answer(true);
+  }
+
+  /** Inside a transaction this batcher holds: its prepared statements skip Kysely's executor. */
+  #direct(tx: Transaction<Database>): DirectConnection | null {
+    const connection = this.#openTransaction?.() ?? null;
+    if (connection) runDirectly(tx, connection);
+    return connection;
+  }
+
+  /** `committed` is told once the write is visible to every later statement. */
+  async #alone<T>(write: Write<T>, committed?: () => void): Promise<T> {
+    let told = false;
+    const tell = () => {
+      if (told) return;
+      told = true;
+      committed?.();
+    };
+    const result = await this.#db.transaction().execute(async (tx) => {
+      const connection = this.#direct(tx);
+      const value = await write(tx, new Map());
+      connection?.afterCommit(tell);
+      return value;
+    });
+    this.transactions++;
+    // Where commits are not reported (PostgreSQL), a resolved write is committed.
+    tell();
+    return result;
+  }
+}

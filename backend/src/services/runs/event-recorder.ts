@@ -1,0 +1,67 @@
+// Records one turn's events in order without making the engine wait for the disk: the events a run
+// emits in one turn of the event loop are appended together (one fenced write), and each is handed
+// on (published) only once it is on disk, in seq order. A write the lease refuses or the database
+// fails stops the recorder: nothing after it is written, and the turn is told why.
+import type { StudioEvent } from "../../engine/runtime/events.js";
+
+export type EventRecorderStop = { leaseLost: true } | { error: unknown };
+
+export class EventRecorder {
+  readonly #append: (events: StudioEvent[]) => Promise<boolean>;
+  readonly #written: (events: StudioEvent[]) => void;
+  readonly #stopped: (why: EventRecorderStop) => void;
+  #buffer: StudioEvent[] = [];
+  #scheduled = false;
+  #chain: Promise<void> = Promise.resolve();
+  #stop: EventRecorderStop | null = null;
+
+  constructor(deps: {
+    /** Appends the events in one write; false when the run's lease is gone (nothing written). */
+    append(events: StudioEvent[]): Promise<boolean>;
+    /** Events now on disk, in order. */
+    written(events: StudioEvent[]): void;
+    /** Called once, when a write was refused or failed. */
+    stopped(why: EventRecorderStop): void;
+  }) {
+    this.#append = deps.append;
+    this.#written = deps.written;
+    this.#stopped = deps.stopped;
+  }
+
+  add(event: StudioEvent): void {
+    if (this.#stop) return;
+    this.#buffer.push(event);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  /** Writes what is buffered, and resolves once every event added so far is written (or the recorder stopped). */
+  async drain(): Promise<void> {
+    this.#flush();
+    await this.#chain;
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#stop || this.#buffer.length === 0) return;
+    const events = this.#buffer;
+    this.#buffer = [];
+    // Settled at once, so a failure is never an unhandled rejection while earlier writes are awaited.
+    const outcome = this.#append(events).then(
+      (kept) => (kept ? null : ({ leaseLost: true } as const)),
+      (error: unknown) => ({ error }),
+    );
+    this.#chain = this.#chain.then(async () => {
+      const stop = await outcome;
+      if (this.#stop) return;
+      if (stop) {
+        this.#stop = stop;
+        this.#buffer = [];
+        this.#stopped(stop);
+        return;
+      }
+      this.#written(events);
+    });
+  }
+}

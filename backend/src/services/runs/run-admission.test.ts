@@ -1,0 +1,157 @@
+// A user's queued and running runs stay under STUDIO_USER_MAX_QUEUED however their creates
+// interleave: a run being created is counted once, by the admission until the database's count
+// sees it, then by the database.
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openTestDatabase, type TestDatabase } from "../../../test/test-database.js";
+import { AppError } from "../../core/errors.js";
+import type { RunRow } from "../../models/database.model.js";
+import { type NewRun, RunRepository } from "../../repositories/run.repository.js";
+import { RunAdmission } from "./run-admission.js";
+import { TriggerRateLimiter } from "./trigger-rate.js";
+
+/** A promise the test settles by hand. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+describe("run admission", () => {
+  let database: TestDatabase;
+  let runs: RunRepository;
+  let ownerId: string;
+
+  beforeEach(async () => {
+    database = await openTestDatabase();
+    runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
+    ownerId = randomUUID();
+    const now = new Date().toISOString();
+    await database.db
+      .insertInto("users")
+      .values({
+        id: ownerId,
+        email: "o@example.com",
+        name: null,
+        password_hash: "x",
+        role: "owner",
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  });
+  afterEach(() => database.drop());
+
+  const newRun = (): NewRun => ({
+    ownerId,
+    workflowId: null,
+    workflowVersion: null,
+    contentHash: "h",
+    document: "{}",
+    trigger: "hook",
+    mode: "full",
+    input: "{}",
+    context: "{}",
+    idempotencyKey: null,
+    callbackUrl: null,
+    apiKeyId: null,
+  });
+  const admissionOf = (maxQueued: number) =>
+    new RunAdmission({
+      runs,
+      maxQueued,
+      rate: new TriggerRateLimiter(10_000),
+      server: { maxQueued: 1_000_000, current: () => 0 },
+    });
+  const refusalOf = async (admitted: Promise<unknown>) => {
+    const error = await admitted.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(AppError);
+    return (error as AppError).code;
+  };
+
+  it("never admits one run too many when many triggers of one user race", async () => {
+    const admission = admissionOf(3);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, () =>
+        admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible })),
+      ),
+    );
+    const admitted = outcomes.filter((o) => o.status === "fulfilled");
+    const refused = outcomes.filter((o) => o.status === "rejected");
+    expect(admitted).toHaveLength(3);
+    for (const r of refused) expect((r.reason as AppError).code).toBe("RUN_LIMIT_REACHED");
+    expect(await runs.countActive(ownerId)).toBe(3);
+  });
+
+  it("takes the next count only once the run admitted before it is committed", async () => {
+    const admission = admissionOf(1);
+    const held = gate();
+    let secondSettled = false;
+    let secondAtFirstInsert: boolean | undefined;
+    // The first create waits before its insert: the run is in no count of the database yet.
+    const first = admission.admit(ownerId, "hook", async (visible) => {
+      await held.opened;
+      secondAtFirstInsert = secondSettled;
+      return runs.create(newRun(), { visible });
+    });
+    const second = admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible }));
+    void second.then(
+      () => {
+        secondSettled = true;
+      },
+      () => {
+        secondSettled = true;
+      },
+    );
+    held.open();
+    expect((await first).created).toBe(true);
+    expect(await refusalOf(second)).toBe("RUN_LIMIT_REACHED");
+    // The second admission was not decided while the first run was still uncommitted.
+    expect(secondAtFirstInsert).toBe(false);
+    expect(await runs.countActive(ownerId)).toBe(1);
+  });
+
+  it("counts a committed run once while its create still waits for the disk, so the next trigger is admitted", async () => {
+    const admission = admissionOf(2);
+    const held = gate();
+    const committed = gate();
+    // The first run is committed (visible to every count) but its create has not returned: as
+    // when the answer waits for the disk. It must not be counted twice meanwhile.
+    const first = admission.admit(ownerId, "hook", async (visible) => {
+      const created = await runs.create(newRun(), {
+        visible: () => {
+          visible();
+          committed.open();
+        },
+      });
+      await held.opened;
+      return created;
+    });
+    await committed.opened;
+    const second = await admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible }));
+    expect(second.created).toBe(true);
+    expect(await refusalOf(admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible })))).toBe(
+      "RUN_LIMIT_REACHED",
+    );
+    held.open();
+    const done: RunRow = (await first).run;
+    expect(done.status).toBe("queued");
+    expect(await runs.countActive(ownerId)).toBe(2);
+  });
+
+  it("frees the place of a create that fails", async () => {
+    const admission = admissionOf(1);
+    await expect(
+      admission.admit(ownerId, "hook", async () => {
+        throw new Error("the insert failed");
+      }),
+    ).rejects.toThrow("the insert failed");
+    const admitted = await admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible }));
+    expect(admitted.created).toBe(true);
+  });
+});

@@ -1,0 +1,535 @@
+// Profiles the run path of a real studio process: hook-triggered runs of start → end, a chain of
+// 10 Conditions and an 8-way fan-out with a join, fired at a given number in flight. Prints, per
+// graph, completed runs per second, the server's CPU milliseconds per run (utime + stime from
+// /proc), SQL statements and transactions per run (counted by a preload that wraps node:sqlite),
+// the event loop's delay while runs execute, and the hook's answer latency (p50 / p99 / max);
+// then the latency of hooks fired at a higher number in flight while a chain of runs executes.
+// With --bare DIR (a directory where @langchain/langgraph and @langchain/langgraph-checkpoint-sqlite
+// are installed), the same graphs in bare LangGraph.js with the official SQLite saver on a file,
+// durability "sync", at the same number in flight, each round right after the studio's, and the
+// median ratio of the pairs.
+//
+// Run: npm run build -w backend && node bench/run-path-profile.mjs [--runs 600] [--inflight 20]
+//      [--probe 100] [--graphs hello,chain10,fanout8] [--bare /path] [--cpu-prof DIR] [--count-sql]
+// This is a profiling aid for the run path; bench/throughput.mjs is the benchmark of record.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: "string", default: "600" },
+    inflight: { type: "string", default: "20" },
+    probe: { type: "string", default: "100" },
+    graphs: { type: "string", default: "hello,chain10,fanout8" },
+    bare: { type: "string" },
+    "cpu-prof": { type: "string" },
+    "count-sql": { type: "boolean", default: false },
+    "bare-child": { type: "string" },
+    rounds: { type: "string", default: "1" },
+  },
+});
+const RUNS = Number(args.runs);
+const INFLIGHT = Number(args.inflight);
+const PROBE = Number(args.probe);
+const GRAPHS = args.graphs.split(",");
+const ROUNDS = Number(args.rounds);
+const TERMINAL = "('ok','error','cancelled','timeout','expired')";
+const MAIN = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+const at = { x: 0, y: 0 };
+function documents() {
+  const chainIds = Array.from({ length: 10 }, (_, i) => `n${i}`);
+  const chainEdges = [{ id: "s", source: "start", target: "n0" }];
+  for (let i = 0; i < 10; i++)
+    chainEdges.push({ id: `e${i}`, source: `n${i}`, target: i + 1 < 10 ? `n${i + 1}` : "end", label: "next" });
+  const fanIds = [...Array.from({ length: 8 }, (_, i) => `b${i}`), "j"];
+  const fanEdges = [];
+  for (let i = 0; i < 8; i++)
+    fanEdges.push(
+      { id: `s${i}`, source: "start", target: `b${i}` },
+      { id: `e${i}`, source: `b${i}`, target: "j", label: "next" },
+    );
+  fanEdges.push({ id: "end", source: "j", target: "end" });
+  const nodes = (ids) =>
+    ids.map((id) => ({
+      id,
+      type: id.startsWith("j") ? "join" : "condition",
+      position: at,
+      data: id.startsWith("j") ? {} : { rules: [], default_label: "next" },
+    }));
+  return {
+    hello: {
+      name: "hello",
+      state: [{ name: "greeting", type: "string", default: "Hello" }],
+      nodes: [],
+      edges: [{ id: "e1", source: "start", target: "end" }],
+    },
+    chain10: {
+      name: "chain10",
+      state: [{ name: "log", type: "list", reducer: "append" }],
+      nodes: nodes(chainIds),
+      edges: chainEdges,
+    },
+    fanout8: {
+      name: "fanout8",
+      state: [{ name: "log", type: "list", reducer: "append" }],
+      nodes: nodes(fanIds),
+      edges: fanEdges,
+    },
+  };
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+const ms = (n) => `${n.toFixed(n < 10 ? 2 : 1)} ms`;
+
+/** utime + stime of a process, in milliseconds. */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+// Loaded into the studio with --import: the event loop's delay, and (with COUNT_SQL) every
+// statement node:sqlite executes, by kind, written to a file on SIGUSR2 and reset.
+const PRELOAD = `
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { writeFileSync } from "node:fs";
+import sqlite from "node:sqlite";
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+// How long the studio's WAL syncs take (the disk's latency, in the thread pool).
+const syncTimes = [];
+const fdatasync = fs.fdatasync;
+fs.fdatasync = function (fd, callback) {
+  const t0 = performance.now();
+  return fdatasync.call(this, fd, (error) => {
+    syncTimes.push(performance.now() - t0);
+    callback(error);
+  });
+};
+syncBuiltinESMExports();
+const h = monitorEventLoopDelay({ resolution: 5 });
+h.enable();
+const gc = { count: 0, total: 0, max: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.count++;
+    gc.total += entry.duration;
+    gc.max = Math.max(gc.max, entry.duration);
+  }
+}).observe({ entryTypes: ["gc"] });
+const counts = {};
+const slow = {};
+const times = {};
+if (process.env.COUNT_SQL === "1") {
+  const prepare = sqlite.DatabaseSync.prototype.prepare;
+  const wrapped = new WeakSet();
+  sqlite.DatabaseSync.prototype.prepare = function (sql) {
+    const statement = prepare.call(this, sql);
+    const kind = sql.trim().split(/\\s+/).slice(0, sql.trim().toLowerCase().startsWith("begin") ? 1 : 3).join(" ").toLowerCase();
+    counts.prepare = (counts.prepare ?? 0) + 1;
+    for (const m of ["run", "all", "get", "iterate"]) {
+      const original = statement[m];
+      statement[m] = function (...a) {
+        counts[kind] = (counts[kind] ?? 0) + 1;
+        const t0 = performance.now();
+        try { return original.apply(this, a); } finally {
+          const took = performance.now() - t0;
+          times[kind] = (times[kind] ?? 0) + took;
+          if (took > 20) { slow[kind] = slow[kind] ?? { n: 0, max: 0, total: 0 }; slow[kind].n++; slow[kind].total += took; slow[kind].max = Math.max(slow[kind].max, took); }
+        }
+      };
+    }
+    return statement;
+  };
+  const exec = sqlite.DatabaseSync.prototype.exec;
+  sqlite.DatabaseSync.prototype.exec = function (sql) {
+    const kind = "exec " + sql.trim().split(/\\s+/)[0].toLowerCase();
+    counts[kind] = (counts[kind] ?? 0) + 1;
+    return exec.call(this, sql);
+  };
+}
+process.on("SIGUSR2", () => {
+  writeFileSync(process.env.PROFILE_OUT, JSON.stringify({
+    loop: { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, mean: h.mean / 1e6 },
+    sql: counts,
+    slow,
+    times,
+    gc: { ...gc },
+    syncs: (() => {
+      const sorted = [...syncTimes].sort((a, b) => a - b);
+      const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+      return { count: sorted.length, p50: at(50), p99: at(99), max: sorted.at(-1) ?? 0 };
+    })(),
+  }));
+  h.reset();
+  syncTimes.length = 0;
+  gc.count = 0;
+  gc.total = 0;
+  gc.max = 0;
+  for (const k of Object.keys(counts)) delete counts[k];
+  for (const k of Object.keys(slow)) delete slow[k];
+  for (const k of Object.keys(times)) delete times[k];
+});
+`;
+
+async function startStudio(dir) {
+  const preload = join(dir, "preload.mjs");
+  writeFileSync(preload, PRELOAD);
+  const nodeArgs = ["--import", pathToFileURL(preload).href];
+  if (args["cpu-prof"]) nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${args["cpu-prof"]}`);
+  const env = { ...process.env };
+  delete env.REDIS_URL;
+  Object.assign(env, {
+    STUDIO_DATA_DIR: join(dir, "data"),
+    STUDIO_PORT: "0",
+    STUDIO_HOST: "127.0.0.1",
+    STUDIO_LOG_LEVEL: process.env.STUDIO_LOG_LEVEL ?? "info",
+    STUDIO_LOG_FORMAT: "json",
+    STUDIO_USER_MAX_RUNS: String(INFLIGHT),
+    STUDIO_WORKER_CONCURRENCY: String(INFLIGHT),
+    STUDIO_USER_RUN_RATE: "100000",
+    STUDIO_HOOK_RATE_LIMIT: "1000000",
+    STUDIO_USER_MAX_QUEUED: "1000000",
+    STUDIO_AUTH_RATE_LIMIT: "1000",
+    PROFILE_OUT: join(dir, "profile.json"),
+    COUNT_SQL: args["count-sql"] ? "1" : "0",
+  });
+  // A free port picked here, so that readiness does not depend on the log level.
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  env.STUDIO_PORT = String(port);
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [...nodeArgs, MAIN, "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  let logLines = 0;
+  const hookTimes = [];
+  const hookRequests = new Set();
+  let partial = "";
+  const onData = (chunk) => {
+    const text = chunk.toString();
+    logLines += text.split("\n").length - 1;
+    if (output.length < 100_000) output += text;
+    // The server's own view of each hook call: "request completed" lines carry responseTime.
+    const lines = (partial + text).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.includes("/api/hooks/") && !line.includes('"responseTime"')) continue;
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === "incoming request" && entry.req?.url?.startsWith("/api/hooks/"))
+          hookRequests.add(entry.reqId);
+        else if (entry.responseTime !== undefined && hookRequests.delete(entry.reqId))
+          hookTimes.push(entry.responseTime);
+      } catch {}
+    }
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  for (;;) {
+    if (exited) throw new Error(`studio exited:\n${output}`);
+    const up = await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    child,
+    dir,
+    logLines: () => logLines,
+    /** Server-side answer times of the hook calls since the last call (from the request log). */
+    hookTimes: () => hookTimes.splice(0).sort((a, b) => a - b),
+    async snapshot() {
+      const written = new Promise((resolve) => setTimeout(resolve, 300));
+      child.kill("SIGUSR2");
+      await written;
+      return JSON.parse(readFileSync(join(dir, "profile.json"), "utf8"));
+    },
+  };
+}
+
+async function call(base, method, path, body, auth) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Fires `count` hooks with `inflight` at a time; the answer latencies, sorted. */
+async function fire(studio, key, workflowId, count, inflight) {
+  const latencies = [];
+  let next = 0;
+  const refused = [];
+  const worker = async () => {
+    while (next < count) {
+      next++;
+      const started = performance.now();
+      const answer = await call(studio.url, "POST", `/api/hooks/workflows/${workflowId}/runs`, {}, key);
+      latencies.push(performance.now() - started);
+      if (answer.status !== 202) refused.push(answer.status);
+    }
+  };
+  await Promise.all(Array.from({ length: inflight }, worker));
+  if (refused.length > 0) throw new Error(`hooks refused: ${refused.slice(0, 5).join(", ")}`);
+  return latencies.sort((a, b) => a - b);
+}
+
+async function untilEnded(db, workflowId, total) {
+  const query = db.prepare(`select count(*) n from runs where workflow_id = ? and status in ${TERMINAL}`);
+  for (;;) {
+    const { n } = query.get(workflowId);
+    if (n >= total) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function studioRound(studio, key, db, workflowId, state) {
+  await studio.snapshot(); // reset the loop histogram and the counters
+  const cpuBefore = cpuMs(studio.child.pid);
+  const logBefore = studio.logLines();
+  const started = performance.now();
+  const latencies = await fire(studio, key, workflowId, RUNS, INFLIGHT);
+  state.done += RUNS;
+  await untilEnded(db, workflowId, state.done);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuMs(studio.child.pid) - cpuBefore;
+  const snap = await studio.snapshot();
+  return { seconds, cpu, latencies, snap, logLines: studio.logLines() - logBefore };
+}
+
+function statusCounts(db, workflowId) {
+  return db.prepare("select status, count(*) n from runs where workflow_id = ? group by status").all(workflowId);
+}
+
+async function studioBench() {
+  const dir = mkdtempSync(join(tmpdir(), "run-path-"));
+  const studio = await startStudio(dir);
+  const results = {};
+  try {
+    const setup = await call(studio.url, "POST", "/api/auth/setup", {
+      email: "owner@example.com",
+      password: "owner-password",
+    });
+    const token = setup.body.data.token;
+    const key = (await call(studio.url, "POST", "/api/api-keys", { name: "bench" }, token)).body.data.key;
+    const docs = documents();
+    const db = new DatabaseSync(join(dir, "data", "superstep.db"), { readOnly: true });
+    for (const name of GRAPHS) {
+      const saved = await call(studio.url, "POST", "/api/workflows", docs[name], token);
+      const workflowId = saved.body.data.id;
+      const state = { done: 0 };
+      // Warm up: compilation caches, JIT.
+      await fire(studio, key, workflowId, 100, INFLIGHT);
+      state.done += 100;
+      await untilEnded(db, workflowId, state.done);
+      const bare = args.bare ? await startBare(name) : null;
+      const rounds = [];
+      const bareRounds = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        rounds.push(await studioRound(studio, key, db, workflowId, state));
+        if (bare) bareRounds.push(await bare.round());
+      }
+      await bare?.stop();
+      // Each studio round against the bare round right after it: the ratios of pairs taken at
+      // nearly the same time are steadier than ratios of bests on a machine whose load drifts.
+      const pairs = bareRounds.map((b, i) => ({
+        cpu: rounds[i].cpu / RUNS / (b.cpu / RUNS),
+        rate: b.seconds / rounds[i].seconds,
+      }));
+      const best = [...rounds].sort((a, b) => a.cpu - b.cpu)[0];
+      const notOk = statusCounts(db, workflowId).filter((row) => row.status !== "ok");
+      if (notOk.length > 0) console.log(`  ${name}: runs not ok: ${JSON.stringify(notOk)}`);
+      results[name] = best;
+      const { seconds, cpu, latencies, snap, logLines } = best;
+      console.log(
+        `studio ${name}: ${(RUNS / seconds).toFixed(1)} runs/s, CPU ${ms(cpu / RUNS)}/run, ` +
+          `hook 202 p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))} at ${INFLIGHT} in flight, ` +
+          `event-loop delay p50 ${ms(snap.loop.p50)} p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}, WAL syncs/run ${(snap.syncs.count / RUNS).toFixed(2)} (p50 ${ms(snap.syncs.p50)}, p99 ${ms(snap.syncs.p99)}), log lines/run ${(logLines / RUNS).toFixed(1)}`,
+      );
+      if (bare) {
+        const bestBare = [...bareRounds].sort((a, b) => a.cpu - b.cpu)[0];
+        const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+        const cpuRatio = median(pairs.map((p) => p.cpu));
+        const rateRatio = median(pairs.map((p) => p.rate));
+        console.log(
+          `bare LangGraph.js ${name}: ${(RUNS / bestBare.seconds).toFixed(1)} runs/s, CPU ${ms(bestBare.cpu / RUNS)}/run (best round); ` +
+            `studio/bare, median of ${pairs.length} paired round(s): CPU ${cpuRatio.toFixed(2)}× (target ≤ 1.30×), runs/s ${rateRatio.toFixed(2)}× (target ≥ 0.75×)` +
+            ` [pairs: ${pairs.map((p) => p.cpu.toFixed(2)).join(", ")}]`,
+        );
+      }
+      if (args["count-sql"]) {
+        const perRun = Object.entries(snap.sql)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, n]) => `${kind}: ${(n / RUNS).toFixed(1)}`)
+          .join(", ");
+        console.log(`  SQL per run: ${perRun}`);
+        const timed = Object.entries(snap.times)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, t]) => `${kind}: ${((1000 * t) / RUNS).toFixed(0)} µs`)
+          .join(", ");
+        console.log(`  SQL time per run: ${timed}`);
+      }
+    }
+    // Hooks at PROBE in flight while chain runs execute.
+    if (GRAPHS.includes("chain10") && PROBE > 0) {
+      const saved = await call(studio.url, "POST", "/api/workflows", { ...docs.chain10, name: "probe" }, token);
+      const workflowId = saved.body.data.id;
+      await studio.snapshot();
+      studio.hookTimes();
+      const latencies = await fire(studio, key, workflowId, RUNS, PROBE);
+      const served = studio.hookTimes();
+      await untilEnded(db, workflowId, RUNS);
+      const snap = await studio.snapshot();
+      results.probe = { latencies, snap };
+      console.log(
+        `studio hook answer at ${PROBE} in flight while chain10 runs execute: p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))}; event-loop delay p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}; GC pauses ${snap.gc.count}, longest ${ms(snap.gc.max)}; WAL syncs ${snap.syncs.count}, p50 ${ms(snap.syncs.p50)} p99 ${ms(snap.syncs.p99)} max ${ms(snap.syncs.max)}`,
+      );
+      if (served.length > 0)
+        console.log(
+          `  the same calls as the server timed them (request log): p50 ${ms(percentile(served, 50))} p99 ${ms(percentile(served, 99))} max ${ms(served.at(-1))}`,
+        );
+      if (args["count-sql"] && Object.keys(snap.slow).length > 0)
+        console.log(`  statements over 20 ms: ${JSON.stringify(snap.slow)}`);
+    }
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${studio.child.pid}/status`, "utf8"))[1]) / 1024;
+    console.log(`studio resident memory at the end: ${rss.toFixed(0)} MB`);
+    db.close();
+  } finally {
+    const exited = new Promise((resolve) => studio.child.once("exit", resolve));
+    studio.child.kill("SIGTERM");
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+// ---- bare LangGraph.js with the official SQLite saver (child process) ----
+
+async function bareChild(graphName) {
+  const require = createRequire(join(args.bare, "package.json"));
+  const load = (name) => import(pathToFileURL(require.resolve(name)).href);
+  const { Annotation, END, START, StateGraph } = await load("@langchain/langgraph");
+  const { SqliteSaver } = await load("@langchain/langgraph-checkpoint-sqlite");
+  const dir = mkdtempSync(join(tmpdir(), "bare-"));
+  const saver = SqliteSaver.fromConnString(join(dir, "bare.db"));
+  let graph;
+  if (graphName === "hello") {
+    const g = new StateGraph(
+      Annotation.Root({ greeting: Annotation({ reducer: (_a, b) => b, default: () => "Hello" }) }),
+    );
+    g.addEdge(START, END);
+    graph = g.compile({ checkpointer: saver });
+  } else if (graphName === "chain10") {
+    const ids = Array.from({ length: 10 }, (_, i) => `n${i}`);
+    const g = new StateGraph(
+      Annotation.Root({
+        log: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }),
+        route: Annotation({ reducer: (a, b) => ({ ...a, ...b }), default: () => ({}) }),
+      }),
+    );
+    for (const id of ids) g.addNode(id, async () => ({ route: { [id]: "next" } }));
+    g.addEdge(START, "n0");
+    for (const [i, id] of ids.entries())
+      g.addConditionalEdges(id, (s) => s.route[id], { next: i + 1 < 10 ? ids[i + 1] : END });
+    graph = g.compile({ checkpointer: saver });
+  } else {
+    const g = new StateGraph(
+      Annotation.Root({ route: Annotation({ reducer: (a, b) => ({ ...a, ...b }), default: () => ({}) }) }),
+    );
+    for (let i = 0; i < 8; i++) g.addNode(`b${i}`, async () => ({ route: { [`b${i}`]: "next" } }));
+    g.addNode("j", async () => ({}), { defer: true });
+    for (let i = 0; i < 8; i++) {
+      g.addEdge(START, `b${i}`);
+      g.addConditionalEdges(`b${i}`, (s) => s.route[`b${i}`], { next: "j" });
+    }
+    g.addEdge("j", END);
+    graph = g.compile({ checkpointer: saver });
+  }
+  let thread = 0;
+  const round = async (count) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        next++;
+        await graph.invoke({}, { configurable: { thread_id: `t${thread++}` }, durability: "sync" });
+      }
+    };
+    await Promise.all(Array.from({ length: INFLIGHT }, worker));
+  };
+  await round(100);
+  // Rounds on request, so that they interleave with the studio's (the load of the machine drifts).
+  process.on("message", async (message) => {
+    if (message === "exit") {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await round(RUNS);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    process.send({ seconds, cpu: (cpu.user + cpu.system) / 1000 });
+  });
+  process.send("ready");
+}
+
+/** The bare LangGraph.js process of one graph: `round()` runs RUNS runs and reports. */
+async function startBare(name) {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(import.meta.url), ...process.argv.slice(2), "--bare-child", name],
+    {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    },
+  );
+  const next = () => new Promise((resolve) => child.once("message", resolve));
+  await next();
+  return {
+    round: async () => {
+      const reply = next();
+      child.send("round");
+      return reply;
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send("exit");
+      await exited;
+    },
+  };
+}
+
+if (args["bare-child"]) {
+  await bareChild(args["bare-child"]);
+} else {
+  console.log(
+    `${RUNS} hook-triggered runs per graph at ${INFLIGHT} in flight (best of ${ROUNDS} round(s) after 100 to warm up)`,
+  );
+  await studioBench();
+}
