@@ -9,6 +9,7 @@ import { launchBrowser } from "./browser.js";
 import {
   api,
   type E2EStudio,
+  jsonViewText,
   type Lang,
   openContext,
   ownerToken,
@@ -132,8 +133,7 @@ describe("the editor canvas in a browser", () => {
 
   /** The document as the JSON panel shows it (the exact text, and parsed). */
   async function shownText(page: Page): Promise<string> {
-    await page.getByTestId("panel-tab-json").click();
-    return page.getByTestId("workflow-json").inputValue();
+    return jsonViewText(page);
   }
   async function shown(page: Page): Promise<Doc> {
     return JSON.parse(await shownText(page)) as Doc;
@@ -517,8 +517,7 @@ describe("the editor canvas in a browser", () => {
     await page.keyboard.press("Delete");
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "outline-en-light");
-    await page.getByTestId("panel-tab-json").click();
-    const doc = JSON.parse(await page.getByTestId("workflow-json").inputValue()) as Doc;
+    const doc = JSON.parse(await jsonViewText(page)) as Doc;
     expect(doc.nodes.map((n) => [n.id, n.data.label ?? null])).toEqual([
       ["a", "Fetch orders"],
       ["b", null],

@@ -15,6 +15,7 @@ import {
   api,
   type E2EStudio,
   JWT_SECRET,
+  jsonViewText,
   type Lang,
   openContext,
   ownerToken,
@@ -506,8 +507,7 @@ describe("saving in the editor", () => {
       await dialog.getByRole("button", { name: TEXT[lang].merge }).click();
       await second.getByRole("dialog", { name: TEXT[lang].mergedTitle }).waitFor();
       await second.getByRole("button", { name: TEXT[lang].checkResult }).click();
-      await second.getByRole("tab", { name: "JSON" }).click();
-      const merged = JSON.parse(await second.getByTestId("workflow-json").inputValue()) as Doc;
+      const merged = JSON.parse(await jsonViewText(second)) as Doc;
       expect(merged.name).toBe("Tên từ thẻ hai");
       expect(merged.nodes.map((n) => n.id)).toEqual(["server_node"]);
       expect(await status(second)).toBe(TEXT[lang].unsaved);

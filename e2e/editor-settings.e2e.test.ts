@@ -9,6 +9,7 @@ import { launchBrowser } from "./browser.js";
 import {
   api,
   type E2EStudio,
+  jsonViewText,
   type Lang,
   openContext,
   ownerToken,
@@ -140,8 +141,7 @@ describe("node settings and state fields in a browser", () => {
   }
 
   async function shownDocument(page: Page): Promise<Doc> {
-    await page.getByTestId("panel-tab-json").click();
-    const text = await page.getByTestId("workflow-json").inputValue();
+    const text = await jsonViewText(page);
     await page.getByTestId("panel-tab-settings").click();
     return JSON.parse(text) as Doc;
   }
