@@ -26,7 +26,8 @@ export function ProblemsTabBadge() {
   const count = problemCount(result);
   return (
     <span
-      className="ml-1 inline-flex min-w-4 items-center justify-center rounded-full bg-destructive px-1 text-[10px] font-semibold leading-4 text-white"
+      // A fixed dark red: the theme's destructive colour is too light behind white text at this size.
+      className="ml-1 inline-flex min-w-4 items-center justify-center rounded-full bg-red-700 px-1 text-[10px] font-semibold leading-4 text-white"
       data-testid="problems-badge"
     >
       <span aria-hidden>{count}</span>
