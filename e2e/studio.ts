@@ -183,3 +183,21 @@ export async function seriousViolations(page: Page): Promise<string[]> {
           .join(", ")}`,
     );
 }
+
+/**
+ * The document as the editor's JSON view holds it: the whole text of its CodeMirror editor (which
+ * draws only the lines on screen), read from the editor's state without moving the focus, so the
+ * keys a test presses next still go where they went before.
+ */
+export async function jsonViewText(page: Page): Promise<string> {
+  await page.getByTestId("panel-tab-json").click();
+  const content = page.getByTestId("workflow-json").locator(".cm-content");
+  await content.waitFor();
+  return content.evaluate((element) => {
+    const tile = (element as unknown as { cmTile?: { root?: { view?: { state: { doc: { toString(): string } } } } } })
+      .cmTile;
+    const view = tile?.root?.view;
+    if (!view) throw new Error("the JSON view's editor is not attached to its content element");
+    return view.state.doc.toString();
+  });
+}

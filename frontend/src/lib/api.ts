@@ -241,4 +241,7 @@ export const api = {
     request<Version>(`/api/workflows/${id(workflowId)}/versions/${number}`),
   restoreVersion: (workflowId: string, number: number) =>
     save(`/api/workflows/${id(workflowId)}/versions/${number}/restore`, { method: "POST" }),
+
+  /** Every node type with the JSON Schema of its settings (typed where it is read: the inspector). */
+  nodeTypes: () => request<unknown[]>("/api/node-types"),
 };

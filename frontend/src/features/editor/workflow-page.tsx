@@ -1,20 +1,21 @@
 import { useQuery } from "@tanstack/react-query";
-import { ArrowLeftIcon } from "lucide-react";
-import { useId } from "react";
+import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useParams } from "react-router";
+import { useParams } from "react-router";
 import { PageTitle } from "@/components/page-title";
-import { Badge } from "@/components/ui/badge";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { workflowQuery } from "@/features/workflows/workflow-queries";
-import { HOME_PATH } from "@/lib/next-path";
-import { fullDate } from "@/lib/relative-time";
+import { createDocumentStore, DocumentStoreProvider } from "./document";
+import { EditorLayout } from "./layout/editor-layout";
+import { createEditorUiStore, EditorUiProvider } from "./layout/editor-ui-store";
 
 /**
- * An opened workflow. For now its name and document, read-only; the editor (canvas, settings,
- * JSON view) replaces the body of this page. Its own chunk: the list page does not load it.
+ * An opened workflow in the editor. Its own chunk: the list page does not load it. One document
+ * store and one UI store per opened workflow; the document is loaded once, then changed only by
+ * the editor's commands (a save or a restore reloads it).
  */
 export function WorkflowPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const { id = "" } = useParams();
   // The route's loader has put the workflow in the cache; errors go to the route's boundary.
   // A failed background refresh keeps the page; only a workflow that cannot be loaded at all is an error.
@@ -22,44 +23,38 @@ export function WorkflowPage() {
     ...workflowQuery(id),
     throwOnError: (_error, query) => query.state.data === undefined,
   });
-  const documentLabel = useId();
-  if (!workflow) return null;
-  return (
-    <div className="mx-auto grid w-full max-w-6xl gap-4 px-4 py-6">
-      <PageTitle title={workflow.name} />
-      <Link
-        to={HOME_PATH}
-        className="flex w-fit items-center gap-1 rounded-sm text-sm text-muted-foreground outline-none hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/60"
-      >
-        <ArrowLeftIcon className="size-4" aria-hidden />
-        {t("common.backToWorkflows")}
-      </Link>
-      <div className="grid gap-2">
-        <h1 className="break-words text-2xl font-semibold tracking-tight" data-testid="workflow-title">
-          {workflow.name}
-        </h1>
-        <div className="flex flex-wrap items-center gap-2 text-sm text-muted-foreground">
-          <Badge variant="secondary">{t("workflows.versionNumber", { version: workflow.version })}</Badge>
-          <span>{t("workflowPage.savedAt", { date: fullDate(workflow.updated_at, i18n.language) })}</span>
-        </div>
-        {workflow.document.description && <p className="text-muted-foreground">{workflow.document.description}</p>}
+  const workflowId = workflow?.id;
+  // Stores live as long as the page shows this workflow; a background refresh does not reset edits.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new store per workflow id, on purpose
+  const stores = useMemo(() => {
+    if (!workflow) return null;
+    const document = createDocumentStore();
+    const loaded = document.getState().load({
+      workflowId: workflow.id,
+      version: workflow.version,
+      document: workflow.document,
+    });
+    return { document, ui: createEditorUiStore(), loaded };
+  }, [workflowId]);
+  if (!workflow || !stores) return null;
+  if (!stores.loaded.ok) {
+    const { code, params } = stores.loaded.error;
+    return (
+      <div className="mx-auto w-full max-w-3xl px-4 py-6">
+        <PageTitle title={workflow.name} />
+        <Alert variant="destructive" data-testid="editor-load-error">
+          <AlertTitle>{t("editor.layout.cannotOpen")}</AlertTitle>
+          <AlertDescription>{t(`editor.errors.${code}`, params ?? {})}</AlertDescription>
+        </Alert>
       </div>
-      <section aria-labelledby={documentLabel} className="grid gap-2">
-        <div className="flex items-baseline justify-between gap-2">
-          <h2 id={documentLabel} className="text-lg font-medium">
-            {t("workflowPage.document")}
-          </h2>
-          <span className="text-xs text-muted-foreground">{t("workflowPage.readOnly")}</span>
-        </div>
-        <textarea
-          readOnly
-          aria-labelledby={documentLabel}
-          data-testid="workflow-json"
-          spellCheck={false}
-          value={JSON.stringify(workflow.document, null, 2)}
-          className="h-[65vh] w-full resize-y rounded-lg border bg-muted p-4 font-mono text-xs leading-relaxed outline-none focus-visible:ring-[3px] focus-visible:ring-ring/60"
-        />
-      </section>
-    </div>
+    );
+  }
+  return (
+    <DocumentStoreProvider store={stores.document}>
+      <EditorUiProvider store={stores.ui}>
+        <PageTitle title={workflow.name} />
+        <EditorLayout workflow={workflow} />
+      </EditorUiProvider>
+    </DocumentStoreProvider>
   );
 }

@@ -1,6 +1,7 @@
 // The backend modules the editor uses as they are, from their source: the workflow document schema
-// (zod), the {{…}} template scanner and the node type facts. All three are pure (zod at most), so
-// the editor parses, scans and reasons exactly as the server does instead of keeping a copy.
+// (zod), the {{…}} template scanner, the node type facts and the validator's graph model and
+// parallel-write analysis. All are pure (zod at most), so the editor parses, scans and reasons
+// exactly as the server does instead of keeping a copy.
 
 export {
   declaredOutputLabels,
@@ -23,6 +24,11 @@ export {
   TemplateError,
   wholeReferenceBody,
 } from "../../../../../backend/src/engine/templates/template.js";
+export { buildGraphModel, type GraphModel } from "../../../../../backend/src/engine/validator/graph-model.js";
+export {
+  findParallelWriters,
+  type ParallelWrite,
+} from "../../../../../backend/src/engine/validator/parallel-writes.js";
 export {
   DOCUMENT_LIMITS,
   NODE_TYPES,

@@ -17,6 +17,8 @@ export const selectEdge = (id: string) => (s: DocumentState) => s.content.docume
 /** Unsaved changes: the history is not where the last save (or the load) left it. */
 export const selectIsDirty = (s: DocumentState) => currentEntryId(s.history) !== s.savedEntryId;
 export const selectSavedVersion = (s: DocumentState) => s.savedVersion;
+/** The newest applied history entry (null: none): what a save marks as saved when it succeeds. */
+export const selectCurrentEntryId = (s: DocumentState) => currentEntryId(s.history);
 export const selectCanUndo = (s: DocumentState) => !s.readOnly && s.history.past.length > 0;
 export const selectCanRedo = (s: DocumentState) => !s.readOnly && s.history.future.length > 0;
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { COMMANDS, contentText, loadedStore, sampleDocument } from "./document.fixtures.js";
-import { historyItems, selectCanRedo, selectCanUndo, selectIsDirty, selectSavedVersion } from "./document-selectors.js";
+import {
+  historyItems,
+  selectCanRedo,
+  selectCanUndo,
+  selectCurrentEntryId,
+  selectIsDirty,
+  selectSavedVersion,
+} from "./document-selectors.js";
 import { createDocumentStore } from "./document-store.js";
 
 describe("document store commands", () => {
@@ -109,6 +116,35 @@ describe("undo history", () => {
     // A new edit after undoing past the save drops the saved step: dirty until the next save.
     state().dispatch({ type: "rename-node", nodeId: "draft", label: "Second" });
     expect(selectIsDirty(state())).toBe(true);
+  });
+
+  it("marks the step a save sent as saved, not the edits made while it was on its way", () => {
+    const store = loadedStore();
+    const state = () => store.getState();
+    state().dispatch({ type: "rename-node", nodeId: "draft", label: "Sent" });
+    // The save closes the group first, so later keystrokes make a step of their own.
+    state().closeGroup();
+    const sent = state().history.past.at(-1)?.id as number;
+    state().dispatch({ type: "rename-node", nodeId: "draft", label: "Typed meanwhile" });
+    state().markSaved(4, sent);
+    expect([selectIsDirty(state()), selectSavedVersion(state())]).toEqual([true, 4]);
+    expect(selectCurrentEntryId(state())).not.toBe(sent);
+    state().undo();
+    expect(selectIsDirty(state())).toBe(false);
+    expect(selectCurrentEntryId(state())).toBe(sent);
+  });
+
+  it("after a rebase on the server's version, stays unsaved whatever is undone, until saved", () => {
+    const store = loadedStore();
+    const state = () => store.getState();
+    state().dispatch({ type: "rename-node", nodeId: "draft", label: "Merged" });
+    state().rebase(7);
+    expect([selectIsDirty(state()), selectSavedVersion(state())]).toEqual([true, 7]);
+    while (state().undo());
+    expect(selectIsDirty(state())).toBe(true);
+    state().redo();
+    state().markSaved(8);
+    expect([selectIsDirty(state()), selectSavedVersion(state())]).toEqual([false, 8]);
   });
 
   it("keeps a bounded number of steps, dropping the oldest", () => {

@@ -57,13 +57,24 @@ export interface DocumentState {
   jumpTo(entryId: number | null): boolean;
   /** Ends the open group, so the next keystroke starts a new undo step (call on a field's blur). */
   closeGroup(): void;
-  /** The current content was saved as `version`. */
-  markSaved(version: number): void;
+  /**
+   * The content was saved as `version`: the current content, or that of history entry `entryId`
+   * (a save sent before the edits made while it was on its way; null: the start of the history).
+   */
+  markSaved(version: number, entryId?: number | null): void;
+  /**
+   * The edits now stand on the server's `version` (after merging them into it): If-Match sends it,
+   * and no history entry is that version, so the document stays unsaved until it is saved.
+   */
+  rebase(version: number): void;
   /** Puts back a journalled session: content, history and what was saved. */
   restore(snapshot: DocumentSnapshot): { ok: true } | { ok: false; error: DocumentError };
 }
 
 export type DocumentStore = StoreApi<DocumentState>;
+
+/** A savedEntryId no entry has: the saved version is in no step of the history (after a rebase). */
+export const NO_SAVED_ENTRY = -1;
 
 const EMPTY_CONTENT: EditorContent = freeze(
   { document: { name: "", state: [], nodes: [], edges: [] }, notes: [] },
@@ -148,9 +159,14 @@ export function createDocumentStore(options: DocumentStoreOptions = {}): Documen
         set({ history: closeGroup(get().history) });
       },
 
-      markSaved(version) {
+      markSaved(version, entryId) {
         const { history } = get();
-        set({ savedVersion: version, savedEntryId: currentEntryId(history), history: closeGroup(history) });
+        const savedEntryId = entryId === undefined ? currentEntryId(history) : entryId;
+        set({ savedVersion: version, savedEntryId, history: closeGroup(history) });
+      },
+
+      rebase(version) {
+        set({ savedVersion: version, savedEntryId: NO_SAVED_ENTRY, history: closeGroup(get().history) });
       },
 
       restore(snapshot) {

@@ -1,6 +1,7 @@
 // The editor's document layer: what the canvas, inspector, state editor, JSON view and versions
 // panel use. Everything else in this folder is internal.
-export type { OutputRule, SettingPath } from "./backend-shared.js";
+export type { OutputRule, ParallelWrite, SettingPath } from "./backend-shared.js";
+export { buildGraphModel, factsOf, fieldMentions, findParallelWriters } from "./backend-shared.js";
 export { copySelection, PASTE_OFFSET, readClipboard } from "./commands/clipboard.js";
 export type { Command, CommandResult, CommandType } from "./commands/command-types.js";
 export { type DocumentError, EDITOR_ERROR_CODES, type EditorErrorCode } from "./document-errors.js";
@@ -23,6 +24,7 @@ export {
   type FieldUsage,
   findUsages,
   forEachBodies,
+  nearestName,
   nodeReferences,
   type ReferenceProblem,
   referenceProblems,

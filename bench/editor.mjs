@@ -1,0 +1,439 @@
+// The editor on a large workflow in headless Chromium, against a real studio: open time, frame
+// times while panning, zooming and dragging 50 selected nodes, select → settings shown, keystroke
+// → paint in a settings field, paste of 100 nodes and its undo, automatic layout, JS heap and its
+// growth over 20 open/close cycles, and whether a 2,000-node workflow opens. Prints figures with
+// their targets; asserts nothing.
+// Run: npm run build && node bench/editor.mjs [--nodes 500] [--edges 600] [--cycles 20]
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+
+const { values: options } = parseArgs({
+  options: {
+    nodes: { type: "string", default: "500" },
+    edges: { type: "string", default: "600" },
+    cycles: { type: "string", default: "20" },
+  },
+});
+const NODES = Number(options.nodes);
+const EDGES = Number(options.edges);
+const CYCLES = Number(options.cycles);
+
+const ENTRY = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
+const UI = fileURLToPath(new URL("../frontend/dist/index.html", import.meta.url));
+const OWNER = { email: "bench@example.com", password: "bench-password", name: "Bench" };
+
+const cleanups = [];
+async function cleanup() {
+  for (const step of cleanups.reverse()) await step().catch(() => {});
+}
+process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
+
+/** A workflow of `nodes` Code nodes in parallel chains, with cross edges up to `edges`. */
+function largeWorkflow(nodes, edges, name) {
+  const chains = Math.max(1, Math.round(nodes / 100));
+  const perChain = Math.ceil(nodes / chains);
+  const state = Array.from({ length: chains }, (_, c) => ({ name: `field_${c}`, type: "string" }));
+  const list = [];
+  const edgeList = [];
+  for (let i = 0; i < nodes; i++) {
+    const chain = Math.floor(i / perChain);
+    const step = i % perChain;
+    list.push({
+      id: `n${i}`,
+      type: "code",
+      position: { x: step * 260, y: chain * 160 },
+      data: {
+        label: `Step ${step} of chain ${chain}`,
+        language: "javascript",
+        code: `function main(state) {\n  return { field_${chain}: String(state.field_${chain} ?? "") + "${i}" };\n}`,
+        outputs: [`field_${chain}`],
+      },
+    });
+    const id = `e${edgeList.length}`;
+    if (step === 0) edgeList.push({ id, source: "start", target: `n${i}` });
+    else edgeList.push({ id, source: `n${i - 1}`, target: `n${i}` });
+  }
+  // Cross edges between neighbouring chains, step k → step k + 1, until the edge count is reached.
+  for (let k = 0; edgeList.length < edges && k < nodes; k++) {
+    const from = k;
+    const to = k + perChain + 1;
+    if (to < nodes && (from % perChain) + 1 < perChain)
+      edgeList.push({ id: `e${edgeList.length}`, source: `n${from}`, target: `n${to}` });
+  }
+  return { name, state, nodes: list, edges: edgeList.slice(0, edges) };
+}
+
+function startStudio() {
+  const dataDir = mkdtempSync(join(tmpdir(), "superstep-editor-bench-"));
+  const child = spawn(process.execPath, [ENTRY, "start"], {
+    env: {
+      ...process.env,
+      STUDIO_DATA_DIR: dataDir,
+      STUDIO_HOST: "127.0.0.1",
+      STUDIO_PORT: "0",
+      JWT_SECRET: "editor-bench-secret-that-is-long-enough-for-hs256",
+      STUDIO_LOG_LEVEL: "info",
+    },
+  });
+  cleanups.push(async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk) => {
+      if (output === null) return;
+      output += chunk.toString();
+      const match = /running on (http:\/\/[^\s"]+)/.exec(output);
+      if (!match) return;
+      output = null;
+      resolve(match[1].replace(/\/$/, ""));
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the studio exited with ${code}:\n${output}`)));
+  });
+}
+
+async function call(url, method, path, { token, body } = {}) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      ...(body ? { "content-type": "application/json" } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const percentile = (values, p) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const ms = (value) => `${value.toFixed(1)} ms`;
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+function line(label, value, target, ok) {
+  console.log(`  ${label.padEnd(46)} ${value.padStart(12)}   target ${target} ${ok ? "(met)" : "(MISSED)"}`);
+}
+
+// In-page helpers, installed before the app loads.
+function pageHelpers() {
+  for (const type of ["pointerdown", "keydown"]) {
+    // Modifier keys alone are not the input measured (Ctrl+V is timed from the V).
+    const record = (e) => {
+      if (!["Control", "Shift", "Alt", "Meta"].includes(e.key)) window.__bench.inputs[type].push(e.timeStamp);
+    };
+    window.addEventListener(type, record, { capture: true });
+  }
+  // Frame sampling: intervals between animation frames while `sampling` is on.
+  window.__bench = {
+    frames: [],
+    sampling: false,
+    startFrames() {
+      this.frames = [];
+      this.sampling = true;
+      let last = performance.now();
+      const tick = (now) => {
+        if (!this.sampling) return;
+        this.frames.push(now - last);
+        last = now;
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    },
+    stopFrames() {
+      this.sampling = false;
+      return this.frames.slice(1);
+    },
+    // Resolves with the time after `predicate` holds and the next frame has been painted.
+    afterPaint(predicate, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const started = performance.now();
+        const check = () => {
+          if (predicate()) {
+            requestAnimationFrame(() => {
+              const channel = new MessageChannel();
+              channel.port1.onmessage = () => resolve(performance.now());
+              channel.port2.postMessage(null);
+            });
+            return;
+          }
+          if (performance.now() - started > timeoutMs) reject(new Error("timed out"));
+          else setTimeout(check, 0);
+        };
+        check();
+      });
+    },
+    // Where the first 50 rendered nodes are drawn.
+    positions() {
+      return [...document.querySelectorAll(".react-flow__node")]
+        .slice(0, 50)
+        .map((el) => el.style.transform)
+        .join("|");
+    },
+    // Times of every pointerdown and keydown, recorded from the start (no listener can miss one).
+    inputs: { pointerdown: [], keydown: [] },
+  };
+}
+
+/** How many inputs of `type` the page has seen; then the time of the one after them. */
+async function inputCount(page, type) {
+  return { type, seen: await page.evaluate((t) => window.__bench.inputs[t].length, type) };
+}
+async function inputTime(page, { type, seen }) {
+  await page.waitForFunction(([t, n]) => window.__bench.inputs[t].length > n, [type, seen]);
+  return page.evaluate(([t, n]) => window.__bench.inputs[t][n], [type, seen]);
+}
+
+async function heapUsed(cdp) {
+  await cdp.send("HeapProfiler.collectGarbage");
+  await cdp.send("HeapProfiler.collectGarbage");
+  const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+  return usedSize;
+}
+
+async function main() {
+  if (!existsSync(ENTRY) || !existsSync(UI)) throw new Error("the studio is not built: run `npm run build` first");
+  console.log(
+    `editor benchmark: ${NODES} nodes, ${EDGES} edges; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)} at start`,
+  );
+  const url = await startStudio();
+  const setup = await call(url, "POST", "/api/auth/setup", { body: OWNER });
+  const token = setup.body.data.token;
+  const user = setup.body.data.user ?? (await call(url, "GET", "/api/auth/me", { token })).body.data;
+  const created = await call(url, "POST", "/api/workflows", { token, body: largeWorkflow(NODES, EDGES, "Large") });
+  if (created.status !== 201)
+    throw new Error(`creating the workflow: ${created.status} ${JSON.stringify(created.body)}`);
+  const workflowId = created.body.data.id;
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  cleanups.push(() => browser.close());
+  const context = await browser.newContext({
+    viewport: { width: 1600, height: 1000 },
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
+  await context.addInitScript(pageHelpers);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await page.goto(`${url}/login`);
+  await page.evaluate((value) => localStorage.setItem("superstep.session", value), JSON.stringify({ token, user }));
+
+  // Open: from navigation start to the first painted frame with the nodes on the canvas.
+  const opens = [];
+  for (let i = 0; i < 3; i++) {
+    await page.goto(`${url}/workflows/${workflowId}`);
+    opens.push(
+      await page.evaluate(() =>
+        window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length > 0),
+      ),
+    );
+  }
+  const openMs = percentile(opens, 50);
+  console.log(`\nopen (median of 3, from navigation start to the nodes painted)`);
+  line(`open a ${NODES}-node workflow`, ms(openMs), "≤ 1500 ms", openMs <= 1500);
+
+  const pane = page.locator(".react-flow__pane");
+  const box = await page.getByTestId("workflow-canvas").boundingBox();
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+
+  // Pan and zoom.
+  await page.evaluate(() => window.__bench.startFrames());
+  for (let round = 0; round < 4; round++) {
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    await page.mouse.move(cx + 300, cy + 120, { steps: 30 });
+    await page.mouse.move(cx - 200, cy - 80, { steps: 30 });
+    await page.mouse.up();
+    for (let z = 0; z < 8; z++) await page.mouse.wheel(0, round % 2 ? 120 : -120);
+  }
+  const panFrames = await page.evaluate(() => window.__bench.stopFrames());
+  console.log(`\ninteraction (frame intervals, p95)`);
+  const panP95 = percentile(panFrames, 95);
+  line(`pan and zoom (${panFrames.length} frames)`, ms(panP95), "≤ 20 ms", panP95 <= 20);
+  await pane.waitFor();
+
+  // Select 50 nodes with Shift+click, then drag them.
+  await page.keyboard.press("Shift+1");
+  await page.waitForTimeout(300);
+  const visible = await page.locator(".react-flow__node").evaluateAll((els) =>
+    els
+      .map((el) => {
+        const r = el.getBoundingClientRect();
+        return { id: el.getAttribute("data-id"), x: r.x + r.width / 2, y: r.y + r.height / 2, w: r.width };
+      })
+      .filter((n) => n.x > 0 && n.y > 0 && n.x < window.innerWidth && n.y < window.innerHeight),
+  );
+  const picked = visible.filter((n) => n.id?.startsWith("n")).slice(0, 50);
+  await page.keyboard.down("Shift");
+  for (const node of picked) await page.mouse.click(node.x, node.y);
+  await page.keyboard.up("Shift");
+  const selected = await page.locator(".react-flow__node.selected").count();
+  await page.evaluate(() => window.__bench.startFrames());
+  const grab = picked[0];
+  await page.mouse.move(grab.x, grab.y);
+  await page.mouse.down();
+  await page.mouse.move(grab.x + 120, grab.y + 60, { steps: 40 });
+  await page.mouse.move(grab.x + 20, grab.y + 10, { steps: 40 });
+  await page.mouse.up();
+  const dragFrames = await page.evaluate(() => window.__bench.stopFrames());
+  const dragP95 = percentile(dragFrames, 95);
+  line(`drag ${selected} selected nodes (${dragFrames.length} frames)`, ms(dragP95), "≤ 33 ms", dragP95 <= 33);
+
+  // Select → settings shown.
+  const selectTimes = [];
+  for (const node of picked.slice(0, 15)) {
+    // Clicking a node of a multi-selection keeps the selection: start from none.
+    await pane.click({ position: { x: 5, y: 5 } });
+    const input = await inputCount(page, "pointerdown");
+    await page.mouse.click(node.x, node.y);
+    const t0 = await inputTime(page, input);
+    const t1 = await page.evaluate(
+      (id) =>
+        window.__bench.afterPaint(() => document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`)),
+      node.id,
+    );
+    selectTimes.push(t1 - t0);
+  }
+  const selectP95 = percentile(selectTimes, 95);
+  line("select a node → its settings shown (p95 of 15)", ms(selectP95), "≤ 100 ms", selectP95 <= 100);
+
+  // Keystroke → paint in the label field.
+  const label = page.getByTestId("settings-label");
+  await label.click();
+  await page.keyboard.press("End");
+  const keyTimes = [];
+  for (const char of "abcdefghijklmnopqrst") {
+    const input = await inputCount(page, "keydown");
+    const before = await label.inputValue();
+    await page.keyboard.type(char);
+    const t0 = await inputTime(page, input);
+    const t1 = await page.evaluate(
+      (expected) =>
+        window.__bench.afterPaint(() => document.querySelector('[data-testid="settings-label"]')?.value === expected),
+      before + char,
+    );
+    keyTimes.push(t1 - t0);
+  }
+  const keyP95 = percentile(keyTimes, 95);
+  line("keystroke → paint in a settings field (p95 of 20)", ms(keyP95), "≤ 50 ms", keyP95 <= 50);
+  await pane.click({ position: { x: 5, y: 5 } });
+
+  // Paste 100 nodes and undo it: the clipboard holds 100 nodes of the document (copied through the
+  // canvas: select 100 with Shift+click, Ctrl+C).
+  const hundred = visible.filter((n) => n.id?.startsWith("n")).slice(0, 100);
+  await page.keyboard.down("Shift");
+  for (const node of hundred) await page.mouse.click(node.x, node.y);
+  await page.keyboard.up("Shift");
+  const copied = await page.locator(".react-flow__node.selected").count();
+  await page.keyboard.press("Control+c");
+  await page.waitForTimeout(200);
+  // One React commit renders every pasted (or removed) node, so the first change of the count of
+  // rendered nodes is the paste (or the undo) painted.
+  const rendered = () => page.locator(".react-flow__node").count();
+  const countChanged = (before) =>
+    page.evaluate(
+      (n) => window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length !== n),
+      before,
+    );
+  const beforePaste = await rendered();
+  let input = await inputCount(page, "keydown");
+  await page.keyboard.press("Control+v");
+  let t0 = await inputTime(page, input);
+  let t1 = await countChanged(beforePaste);
+  const pasteMs = t1 - t0;
+  const afterPaste = await rendered();
+  line(`paste ${copied} nodes`, ms(pasteMs), "≤ 300 ms", pasteMs <= 300);
+  input = await inputCount(page, "keydown");
+  await page.keyboard.press("Control+z");
+  t0 = await inputTime(page, input);
+  t1 = await countChanged(afterPaste);
+  const undoMs = t1 - t0;
+  line("undo the paste", ms(undoMs), "≤ 100 ms", undoMs <= 100);
+
+  // Automatic layout: Shift+L until the rendered nodes have moved and the frame is painted.
+  await pane.click({ position: { x: 5, y: 5 } });
+  const beforeLayout = await page.evaluate(() => window.__bench.positions());
+  input = await inputCount(page, "keydown");
+  await page.keyboard.press("Shift+L");
+  t0 = await inputTime(page, input);
+  t1 = await page.evaluate(
+    (before) => window.__bench.afterPaint(() => window.__bench.positions() !== before),
+    beforeLayout,
+  );
+  const layoutMs = t1 - t0;
+  line(`auto-layout of ${NODES} nodes`, ms(layoutMs), "≤ 500 ms", layoutMs <= 500);
+
+  // Heap, and its growth over open/close cycles through the app's own navigation.
+  const back = async () => {
+    await page
+      .getByRole("link", { name: /workflows|quy trình/i })
+      .first()
+      .click();
+    await page.getByTestId("workflow-row").first().waitFor();
+  };
+  const open = async () => {
+    await page.getByTestId("workflow-row").first().getByRole("link").first().click();
+    await page.evaluate(() =>
+      window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length > 0),
+    );
+  };
+  await page.goto(`${url}/workflows/${workflowId}`);
+  await page.evaluate(() => window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length > 0));
+  const heapOpen = await heapUsed(cdp);
+  await back();
+  await open();
+  const heapFirst = await heapUsed(cdp);
+  for (let i = 1; i < CYCLES; i++) {
+    await back();
+    await open();
+  }
+  const heapLast = await heapUsed(cdp);
+  const growth = (heapLast - heapFirst) / heapFirst;
+  console.log(`\nmemory (JS heap after a full garbage collection)`);
+  line(`JS heap with the ${NODES}-node workflow open`, mb(heapOpen), "≤ 150 MB", heapOpen <= 150 * 1024 * 1024);
+  line(`growth over ${CYCLES} open/close cycles`, `${(growth * 100).toFixed(1)} %`, "≤ 10 %", growth <= 0.1);
+  console.log(`  (after cycle 1: ${mb(heapFirst)}; after cycle ${CYCLES}: ${mb(heapLast)})`);
+
+  // A 2,000-node workflow.
+  console.log(`\nlarge documents`);
+  const big = await call(url, "POST", "/api/workflows", { token, body: largeWorkflow(2000, 2400, "Very large") });
+  if (big.status !== 201) {
+    console.log(
+      `  a 2,000-node workflow: not stored (${big.status} ${big.body.error?.code}: ${big.body.error?.message ?? ""}) (MISSED)`,
+    );
+  } else {
+    await page.goto(`${url}/workflows/${big.body.data.id}`);
+    const t = await page.evaluate(() =>
+      window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length > 0),
+    );
+    console.log(`  a 2,000-node workflow opens in ${ms(t)} (met)`);
+  }
+}
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { createDocumentStore, type EditorContent } from "../document";
+import { buildEdges, buildNodes, type CanvasInputs, type FlowEdge, type FlowNode } from "./canvas-elements";
+
+const DOC = {
+  name: "Elements",
+  state: [],
+  nodes: [
+    { id: "a", type: "code", position: { x: 0, y: 0 }, data: {} },
+    { id: "b", type: "code", position: { x: 300, y: 0 }, data: {} },
+  ],
+  edges: [{ id: "e1", source: "a", target: "b" }],
+};
+
+function loaded() {
+  const store = createDocumentStore();
+  const result = store.getState().load({ workflowId: "w", version: 1, document: DOC });
+  expect(result.ok).toBe(true);
+  return store;
+}
+
+function inputs(content: EditorContent, extra: Partial<CanvasInputs> = {}): CanvasInputs {
+  return {
+    document: content.document,
+    notes: content.notes,
+    selectedNodeIds: [],
+    selectedEdgeIds: [],
+    problems: [],
+    marks: { nodes: {}, edges: {} },
+    readOnly: false,
+    ...extra,
+  };
+}
+
+const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
+const describeEdge = () => "edge";
+
+describe("canvas elements", () => {
+  it("draw the implicit Start and End, which cannot be moved or deleted", () => {
+    const store = loaded();
+    const nodes = buildNodes(inputs(store.getState().content), new Map());
+    expect(nodes.map((n) => n.id)).toEqual(["start", "end", "a", "b"]);
+    const start = nodes[0] as FlowNode;
+    expect(start.draggable).toBe(false);
+    expect(start.deletable).toBe(false);
+  });
+
+  it("keep every unchanged element's object when one node moves, so only that node re-renders", () => {
+    const store = loaded();
+    const first = buildNodes(inputs(store.getState().content), new Map());
+    const untouched = buildNodes(inputs(store.getState().content), byId(first));
+    expect(untouched.every((n, i) => n === first[i])).toBe(true);
+    const firstEdges = buildEdges(inputs(store.getState().content), first, new Map(), describeEdge);
+    store.getState().dispatch({ type: "move-nodes", positions: [{ id: "b", x: 320, y: 10 }] });
+    const content = store.getState().content;
+    const second = buildNodes(inputs(content), byId(first));
+    const changed = second.filter((n, i) => n !== first[i]).map((n) => n.id);
+    // b moved; the implicit Start and End sit beside the drawn nodes, at their mean height, so they follow.
+    expect(changed.sort()).toEqual(["b", "end", "start"]);
+    const secondEdges = buildEdges(inputs(content), second, byId(firstEdges), describeEdge);
+    expect(secondEdges[0]).toBe(firstEdges[0]);
+  });
+
+  it("carry selection, problem counts and comparison marks into the elements", () => {
+    const store = loaded();
+    const content = store.getState().content;
+    const extra = {
+      selectedNodeIds: ["a"],
+      selectedEdgeIds: ["e1"],
+      problems: [
+        { code: "X", message: "x", nodeId: "b" },
+        { code: "Y", message: "y", nodeId: "b" },
+        { code: "Z", message: "z", edgeId: "e1" },
+      ],
+      marks: { nodes: { a: "added" as const }, edges: { e1: "changed" as const } },
+    };
+    const nodes = buildNodes(inputs(content, extra), new Map());
+    const a = nodes.find((n) => n.id === "a") as FlowNode;
+    const b = nodes.find((n) => n.id === "b") as FlowNode;
+    expect(a.selected).toBe(true);
+    expect(a.data.mark).toBe("added");
+    expect(b.type === "workflow" && b.data.problems).toBe(2);
+    const [edge] = buildEdges(inputs(content, extra), nodes, new Map(), describeEdge) as [FlowEdge];
+    expect(edge.selected).toBe(true);
+    expect(edge.className).toContain("superstep-edge-problem");
+    expect(edge.className).toContain("superstep-edge-changed");
+    expect(edge.sourceHandle).toBe("out");
+  });
+
+  it("make everything fixed on a read-only preview", () => {
+    const store = loaded();
+    const nodes = buildNodes(inputs(store.getState().content, { readOnly: true }), new Map());
+    expect(nodes.every((n) => n.draggable === false && n.deletable === false)).toBe(true);
+  });
+});

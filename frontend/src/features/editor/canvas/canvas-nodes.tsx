@@ -1,0 +1,171 @@
+// How a node and a note look on the canvas. Memoised: React Flow hands each one its own node
+// object, and the element builder keeps that object while nothing about the node changed, so
+// panning or moving one node never re-renders the others.
+import { Handle, type NodeProps, NodeResizer, Position } from "@xyflow/react";
+import { CircleAlertIcon } from "lucide-react";
+import { memo, useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { cn } from "@/lib/utils";
+import { type NoteColor, useDispatch } from "../document";
+import type { NoteFlowNode, WorkflowFlowNode } from "./canvas-elements";
+import { NODE_ACCENTS, NODE_ICONS } from "./node-icons";
+
+const MARK_CLASSES = {
+  added: "ring-2 ring-emerald-500 ring-offset-2 ring-offset-background",
+  removed: "opacity-70 ring-2 ring-rose-500 ring-offset-2 ring-offset-background border-dashed",
+  changed: "ring-2 ring-amber-500 ring-offset-2 ring-offset-background",
+} as const;
+
+const HANDLE_CLASS = "!size-3 !border-2 !border-background !bg-muted-foreground";
+
+export const WorkflowNodeView = memo(function WorkflowNodeView({ id, data, selected }: NodeProps<WorkflowFlowNode>) {
+  const { t } = useTranslation();
+  const { node, handles, problems, mark, implicit } = data;
+  const Icon = NODE_ICONS[node.type];
+  const typeName = t(`editor.nodeTypes.${node.type}.name`);
+  const custom = typeof node.data.label === "string" && node.data.label !== "" ? node.data.label : undefined;
+  const labelled = handles.some((h) => h.label !== undefined);
+  return (
+    <div
+      className={cn(
+        "relative w-52 rounded-lg border-2 bg-card text-card-foreground shadow-sm",
+        selected ? "border-primary" : "border-border",
+        problems > 0 && "border-destructive",
+        implicit && "border-dashed",
+        mark && MARK_CLASSES[mark],
+      )}
+      data-testid={`canvas-node-${id}`}
+      data-node-type={node.type}
+      data-implicit={implicit ? "true" : undefined}
+    >
+      {node.type !== "start" && (
+        <Handle
+          type="target"
+          id="in"
+          position={Position.Left}
+          className={HANDLE_CLASS}
+          title={t("editor.canvas.inputHandle")}
+        />
+      )}
+      <div className="flex items-center gap-2 px-3 py-2">
+        <Icon className={cn("size-4 shrink-0", NODE_ACCENTS[node.type])} aria-hidden />
+        <div className="min-w-0 flex-1">
+          <div className="truncate text-sm font-medium" title={custom ?? typeName}>
+            {custom ?? typeName}
+          </div>
+          <div className="truncate text-xs text-muted-foreground">
+            {custom ? `${typeName} · ${id}` : implicit ? t("editor.canvas.implicit") : id}
+          </div>
+        </div>
+        {problems > 0 && (
+          <span className="shrink-0 text-destructive" data-testid={`canvas-node-problem-${id}`}>
+            <CircleAlertIcon className="size-4" aria-hidden />
+            <span className="sr-only">{t("editor.canvas.problems", { count: problems })}</span>
+          </span>
+        )}
+      </div>
+      {mark && (
+        <div className="border-t px-3 py-0.5 text-xs font-medium" data-testid={`canvas-node-mark-${id}`}>
+          {t(`editor.canvas.mark.${mark}`)}
+        </div>
+      )}
+      {labelled ? (
+        <div className="border-t py-1">
+          {handles.map((h) => (
+            <div key={h.id} className="relative flex h-6 items-center justify-end pr-4 text-xs">
+              <span className={cn("truncate", h.stale ? "text-destructive line-through" : "text-muted-foreground")}>
+                {h.label ?? t("editor.canvas.unlabelled")}
+              </span>
+              <Handle
+                type="source"
+                id={h.id}
+                position={Position.Right}
+                className={HANDLE_CLASS}
+                title={t("editor.canvas.outputHandleLabelled", {
+                  label: h.label ?? t("editor.canvas.unlabelled"),
+                })}
+              />
+            </div>
+          ))}
+        </div>
+      ) : (
+        handles.map((h) => (
+          <Handle
+            key={h.id}
+            type="source"
+            id={h.id}
+            position={Position.Right}
+            className={HANDLE_CLASS}
+            title={t("editor.canvas.outputHandle")}
+          />
+        ))
+      )}
+    </div>
+  );
+});
+
+const NOTE_BG: Record<NoteColor, string> = {
+  yellow: "bg-amber-100 text-amber-950 dark:bg-amber-900/60 dark:text-amber-50",
+  blue: "bg-sky-100 text-sky-950 dark:bg-sky-900/60 dark:text-sky-50",
+  green: "bg-emerald-100 text-emerald-950 dark:bg-emerald-900/60 dark:text-emerald-50",
+  pink: "bg-pink-100 text-pink-950 dark:bg-pink-900/60 dark:text-pink-50",
+  gray: "bg-zinc-100 text-zinc-950 dark:bg-zinc-800 dark:text-zinc-50",
+};
+
+const NOTE_COLORS = Object.keys(NOTE_BG) as NoteColor[];
+
+export const NoteNodeView = memo(function NoteNodeView({ id, data, selected }: NodeProps<NoteFlowNode>) {
+  const { t } = useTranslation();
+  const dispatch = useDispatch();
+  const { note, readOnly } = data;
+  const [text, setText] = useState(note.text);
+  useEffect(() => setText(note.text), [note.text]);
+  const color = note.color ?? "yellow";
+  return (
+    <div
+      className={cn("flex h-full min-h-24 w-full min-w-40 flex-col rounded-md border shadow-sm", NOTE_BG[color])}
+      data-testid={`canvas-note-${id}`}
+    >
+      {!readOnly && (
+        <NodeResizer
+          isVisible={selected}
+          minWidth={160}
+          minHeight={96}
+          onResizeEnd={(_event, size) =>
+            dispatch({
+              type: "update-note",
+              id,
+              changes: { size: { width: Math.round(size.width), height: Math.round(size.height) } },
+            })
+          }
+        />
+      )}
+      <textarea
+        className="nodrag nowheel min-h-0 flex-1 resize-none bg-transparent p-2 text-sm outline-none focus-visible:ring-2 focus-visible:ring-ring"
+        aria-label={t("editor.canvas.noteText")}
+        placeholder={t("editor.canvas.notePlaceholder")}
+        value={text}
+        readOnly={readOnly}
+        onChange={(event) => setText(event.target.value)}
+        onBlur={() => {
+          if (text !== note.text) dispatch({ type: "update-note", id, changes: { text } });
+        }}
+      />
+      {selected && !readOnly && (
+        <fieldset className="nodrag flex gap-1 p-1">
+          <legend className="sr-only">{t("editor.canvas.noteColor")}</legend>
+          {NOTE_COLORS.map((c) => (
+            <button
+              key={c}
+              type="button"
+              className={cn("size-5 rounded-full border", NOTE_BG[c], c === color && "ring-2 ring-ring")}
+              aria-label={t(`editor.canvas.noteColors.${c}`)}
+              aria-pressed={c === color}
+              onClick={() => dispatch({ type: "update-note", id, changes: { color: c } })}
+            />
+          ))}
+        </fieldset>
+      )}
+    </div>
+  );
+});

@@ -1,0 +1,182 @@
+// The settings panel: the selected node's label and its settings form, generated from the JSON
+// Schema the backend validates the node's settings with (GET /api/node-types). Nothing selected:
+// a hint and a node picker; several nodes: how many.
+import { useQuery } from "@tanstack/react-query";
+import { useId, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useShallow } from "zustand/react/shallow";
+import { Alert, AlertDescription } from "@/components/ui/alert";
+import { Input } from "@/components/ui/input";
+import { Skeleton } from "@/components/ui/skeleton";
+import { errorMessage } from "@/lib/error-message";
+import type { ReferenceScope } from "../code-editor/code-editor";
+import {
+  type DocumentError,
+  forEachBodies,
+  type SettingPath,
+  selectDocument,
+  selectNodes,
+  selectState,
+  useDocument,
+  useDocumentStore,
+  type WorkflowNode,
+} from "../document";
+import { useEditorUi } from "../layout/editor-ui-store";
+import { type NodeTypeInfo, nodeTypesQuery } from "./node-type-queries";
+import { documentContextKeys } from "./reference-scope";
+import { settingsForm } from "./schema-form";
+import { SettingField, SettingsFormProvider } from "./settings-form";
+
+export function NodeSettingsPanel() {
+  const { t } = useTranslation();
+  const selected = useEditorUi((s) => s.selectedNodeIds);
+  if (selected.length > 1)
+    return (
+      <p className="p-4 text-sm text-muted-foreground" data-testid="settings-many">
+        {t("editor.inspector.manySelected", { count: selected.length })}
+      </p>
+    );
+  const nodeId = selected[0];
+  return nodeId === undefined ? <NodePicker /> : <NodeSettings key={nodeId} nodeId={nodeId} />;
+}
+
+/** The label a node is known by: its own label, else its id. */
+export function nodeName(node: Pick<WorkflowNode, "id" | "data">): string {
+  const label = node.data.label;
+  return typeof label === "string" && label.trim() !== "" ? label : node.id;
+}
+
+function NodePicker() {
+  const { t } = useTranslation();
+  const id = useId();
+  const all = useDocument(selectNodes);
+  const nodes = useMemo(() => all.map((n) => ({ id: n.id, type: n.type, name: nodeName(n) })), [all]);
+  const select = useEditorUi((s) => s.select);
+  return (
+    <div className="grid gap-3 p-4">
+      <p className="text-sm text-muted-foreground" data-testid="settings-hint">
+        {t("editor.inspector.noSelection")}
+      </p>
+      {nodes.length > 0 && (
+        <div className="grid gap-1.5">
+          <label htmlFor={id} className="text-sm font-medium">
+            {t("editor.inspector.pickNode")}
+          </label>
+          <select
+            id={id}
+            data-testid="settings-node-picker"
+            className="h-9 rounded-md border border-input bg-transparent px-2 text-sm outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
+            value=""
+            onChange={(e) => e.target.value && select({ nodeIds: [e.target.value] })}
+          >
+            <option value="">{t("editor.inspector.pickNodePlaceholder")}</option>
+            {nodes.map((node) => (
+              <option key={node.id} value={node.id}>
+                {t("editor.inspector.pickNodeOption", {
+                  name: node.name,
+                  type: t(`editor.nodeTypes.${node.type}.name`),
+                })}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function NodeSettings({ nodeId }: { nodeId: string }) {
+  const { t } = useTranslation();
+  const store = useDocumentStore();
+  const node = useDocument((s) => selectDocument(s).nodes.find((n) => n.id === nodeId));
+  // What completion and underlining need, read so that moving nodes re-renders nothing here.
+  const state = useDocument(selectState);
+  const contextKeys = useDocument(useShallow((s) => documentContextKeys(selectDocument(s))));
+  const inForEachBody = useDocument((s) => forEachBodies(selectDocument(s)).has(nodeId));
+  const scope = useMemo<ReferenceScope>(
+    () => ({ fields: state, contextKeys, inForEachBody }),
+    [state, contextKeys, inForEachBody],
+  );
+  const types = useQuery(nodeTypesQuery);
+  const select = useEditorUi((s) => s.select);
+  const fieldListId = useId();
+  const labelId = useId();
+  const [labelError, setLabelError] = useState<string | null>(null);
+  const info = types.data?.find((entry) => entry.type === node?.type);
+  const form = useMemo(() => (info ? settingsForm(info.data_schema) : null), [info]);
+
+  if (!node)
+    return (
+      <p className="p-4 text-sm text-muted-foreground" data-testid="settings-hint">
+        {t("editor.inspector.nodeGone")}
+      </p>
+    );
+
+  const refusal = (error: DocumentError) => t(`editor.errors.${error.code}`, error.params ?? {});
+  const change = (path: SettingPath, value: unknown): string | null => {
+    const result = store.getState().dispatch({ type: "update-node-data", nodeId, path, value });
+    return result.ok ? null : refusal(result.error);
+  };
+  const closeGroup = () => store.getState().closeGroup();
+
+  return (
+    <div className="grid gap-4 p-4" data-testid="node-settings" data-node-id={nodeId}>
+      <div className="flex items-start justify-between gap-2">
+        <div className="min-w-0">
+          <h2 className="text-sm font-semibold">{t(`editor.nodeTypes.${node.type}.name`)}</h2>
+          <p className="text-xs text-muted-foreground">{t(`editor.nodeTypes.${node.type}.description`)}</p>
+          <p className="mt-1 font-mono text-xs text-muted-foreground">{t("editor.inspector.nodeId", { id: nodeId })}</p>
+        </div>
+        <button
+          type="button"
+          className="shrink-0 rounded-sm px-2 py-1 text-xs text-muted-foreground underline-offset-2 outline-none hover:underline focus-visible:ring-[3px] focus-visible:ring-ring/60"
+          onClick={() => select({ nodeIds: [] })}
+          data-testid="settings-deselect"
+        >
+          {t("editor.inspector.chooseAnother")}
+        </button>
+      </div>
+      <div className="grid gap-1.5">
+        <label htmlFor={labelId} className="text-sm font-medium">
+          {t("editor.inspector.label")}
+        </label>
+        <Input
+          id={labelId}
+          data-testid="settings-label"
+          value={typeof node.data.label === "string" ? node.data.label : ""}
+          placeholder={nodeId}
+          aria-invalid={labelError ? true : undefined}
+          aria-describedby={labelError ? `${labelId}-error` : undefined}
+          onChange={(e) => {
+            const result = store.getState().dispatch({ type: "rename-node", nodeId, label: e.target.value });
+            setLabelError(result.ok ? null : refusal(result.error));
+          }}
+          onBlur={closeGroup}
+        />
+        {labelError && (
+          <p id={`${labelId}-error`} className="text-xs text-destructive" data-testid="setting-error" role="status">
+            {labelError}
+          </p>
+        )}
+      </div>
+      <datalist id={fieldListId}>
+        {state.map((field) => (
+          <option key={field.name} value={field.name} />
+        ))}
+      </datalist>
+      {types.isPending && <Skeleton className="h-40 w-full" />}
+      {types.isError && (
+        <Alert variant="destructive">
+          <AlertDescription>{errorMessage(t, types.error)}</AlertDescription>
+        </Alert>
+      )}
+      {info && form && (
+        <SettingsFormProvider value={{ info, data: node.data, scope, change, closeGroup, fieldListId }}>
+          <SettingField name="" spec={form} required path={[]} value={node.data} />
+        </SettingsFormProvider>
+      )}
+    </div>
+  );
+}
+
+export type { NodeTypeInfo };
