@@ -3,11 +3,11 @@
 // 30 random canvas edits undone and redone byte for byte, a keyboard-only build, the outline, and
 // axe-core on the editor with its palette, shortcut sheet and outline open.
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./browser.js";
 import {
-  api,
+  createWorkflow,
   type E2EStudio,
   jsonViewText,
   type Lang,
@@ -110,9 +110,7 @@ describe("the editor canvas in a browser", () => {
   });
 
   async function createByApi(document: Doc): Promise<WorkflowView> {
-    const created = await api<WorkflowView>(studio, "POST", "/api/workflows", { token, body: document });
-    expect(created.status).toBe(201);
-    return created.body.data as WorkflowView;
+    return createWorkflow<WorkflowView>(studio, token, document);
   }
 
   async function openEditor(workflow: WorkflowView, lang: Lang = "en", theme: "light" | "dark" = "light") {
@@ -245,12 +243,21 @@ describe("the editor canvas in a browser", () => {
       await context.close();
     });
   }
+  /**
+   * Types on the keyboard once `input` has the focus, as a person waits to see the cursor: keys sent
+   * while a dialog is still moving the focus to its input would be lost.
+   */
+  async function typeOnceFocused(page: Page, input: Locator, text: string) {
+    await input.waitFor();
+    await expect.poll(() => input.evaluate((element) => element === document.activeElement)).toBe(true);
+    await page.keyboard.type(text);
+  }
+
   /** Runs a command palette entry: opens it with Ctrl+K, types, presses Enter. */
   async function palette(page: Page, text: string) {
     await page.keyboard.press("Control+k");
     const input = page.getByTestId("command-palette-input");
-    await input.waitFor();
-    await page.keyboard.type(text);
+    await typeOnceFocused(page, input, text);
     await page.keyboard.press("Enter");
     await input.waitFor({ state: "detached" });
   }
@@ -258,8 +265,7 @@ describe("the editor canvas in a browser", () => {
   /** Selects a node the way a person finds one: Ctrl+K, its id, Enter (the view centres on it). */
   async function goTo(page: Page, id: string) {
     await page.keyboard.press("Control+k");
-    await page.getByTestId("command-palette-input").waitFor();
-    await page.keyboard.type(id);
+    await typeOnceFocused(page, page.getByTestId("command-palette-input"), id);
     await page.getByTestId(`palette-node-${id}`).click();
     await page.getByTestId("command-palette-input").waitFor({ state: "detached" });
     await expect.poll(() => page.locator(`.react-flow__node.selected[data-id="${id}"]`).count()).toBe(1);
@@ -454,13 +460,11 @@ describe("the editor canvas in a browser", () => {
       await palette(page, TEXT[lang].add(names.code));
       // "C" connects the selected node (the new Code) to a node chosen by name.
       await page.keyboard.press("c");
-      await page.getByPlaceholder(TEXT[lang].connectTo).waitFor();
-      await page.keyboard.type(names.end);
+      await typeOnceFocused(page, page.getByPlaceholder(TEXT[lang].connectTo), names.end);
       await page.keyboard.press("Enter");
       await palette(page, TEXT[lang].add(names.start));
       await page.keyboard.press("c");
-      await page.getByPlaceholder(TEXT[lang].connectTo).waitFor();
-      await page.keyboard.type("code_1");
+      await typeOnceFocused(page, page.getByPlaceholder(TEXT[lang].connectTo), "code_1");
       await page.keyboard.press("Enter");
       await expect
         .poll(async () => (await shown(page)).edges.map((e) => [e.source, e.target]))

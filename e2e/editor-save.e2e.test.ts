@@ -13,6 +13,7 @@ import { startStudioProcess } from "../backend/test/studio-process.js";
 import { launchBrowser } from "./browser.js";
 import {
   api,
+  createWorkflow,
   type E2EStudio,
   JWT_SECRET,
   jsonViewText,
@@ -124,12 +125,7 @@ describe("saving in the editor", () => {
   });
 
   async function create(name: string, target: E2EStudio = studio, as = token): Promise<WorkflowView> {
-    const created = await api<WorkflowView>(target, "POST", "/api/workflows", {
-      token: as,
-      body: { ...EMPTY, name },
-    });
-    expect(created.status).toBe(201);
-    return created.body.data as WorkflowView;
+    return createWorkflow<WorkflowView>(target, as, { ...EMPTY, name });
   }
 
   async function current(id: string, target: E2EStudio = studio, as = token): Promise<WorkflowView> {

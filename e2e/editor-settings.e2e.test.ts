@@ -7,7 +7,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./browser.js";
 import {
-  api,
+  createWorkflow,
   type E2EStudio,
   jsonViewText,
   type Lang,
@@ -114,9 +114,7 @@ describe("node settings and state fields in a browser", () => {
   });
 
   async function create(document: Doc): Promise<string> {
-    const created = await api<{ id: string }>(studio, "POST", "/api/workflows", { token, body: document });
-    expect(created.status).toBe(201);
-    return (created.body.data as { id: string }).id;
+    return (await createWorkflow(studio, token, document)).id;
   }
 
   async function openEditor(id: string, lang: Lang, theme: "light" | "dark" = "light") {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./browser.js";
 import {
   api,
+  createWorkflow,
   type E2EStudio,
   type Lang,
   openContext,
@@ -87,9 +88,7 @@ describe("the editor's JSON view, problems and versions in a browser", () => {
   });
 
   async function createByApi(document: Doc): Promise<WorkflowView> {
-    const created = await api<WorkflowView>(studio, "POST", "/api/workflows", { token, body: document });
-    expect(created.status).toBe(201);
-    return created.body.data as WorkflowView;
+    return createWorkflow<WorkflowView>(studio, token, document);
   }
 
   async function openEditor(workflowId: string, lang: Lang = "en", theme: "light" | "dark" = "light") {

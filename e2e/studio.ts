@@ -63,6 +63,17 @@ export async function api<T>(
   return { status: response.status, body: (await response.json()) as { data?: T; error?: { code: string } } };
 }
 
+/** Creates a workflow through the API as the token's user; the stored workflow. */
+export async function createWorkflow<T = { id: string }>(
+  studio: E2EStudio,
+  token: string,
+  document: unknown,
+): Promise<T> {
+  const created = await api<T>(studio, "POST", "/api/workflows", { token, body: document });
+  expect(created.status).toBe(201);
+  return created.body.data as T;
+}
+
 /** The owner's token: creates the owner account on first call, signs in afterwards. */
 export async function ownerToken(studio: E2EStudio): Promise<string> {
   const setup = await api<{ token: string }>(studio, "POST", "/api/auth/setup", { body: OWNER });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./browser.js";
 import {
   api,
+  createWorkflow,
   type E2EStudio,
   type Lang,
   openContext,
@@ -90,9 +91,7 @@ describe("the workflows page in a browser", () => {
   }
 
   async function createByApi(document: Doc): Promise<WorkflowView> {
-    const created = await api<WorkflowView>(studio, "POST", "/api/workflows", { token, body: document });
-    expect(created.status).toBe(201);
-    return created.body.data as WorkflowView;
+    return createWorkflow<WorkflowView>(studio, token, document);
   }
 
   async function openList(lang: Lang = "en", theme: "light" | "dark" = "light") {
