@@ -46,7 +46,7 @@ export async function buildApp(container: Container) {
   // A route whose answer holds only what its own writes put on disk says so (`ownWritesOnly`).
   app.addHook("onSend", async (request) => {
     if ((request.routeOptions.config as { ownWritesOnly?: boolean } | undefined)?.ownWritesOnly) return;
-    await container.database.settled();
+    await container.database.settledNow();
   });
   const load = new RequestLoad(config.maxInFlight);
   load.register(app);

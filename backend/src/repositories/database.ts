@@ -25,6 +25,8 @@ export interface DatabaseHandle {
    * from what was read waits for it (PostgreSQL acknowledges only durable commits, so at once).
    */
   settled(): Promise<void>;
+  /** `settled`, for an answer someone is waiting for: synced at once rather than in a later turn. */
+  settledNow(): Promise<void>;
   /** The writes of runs (events, checkpoints, endings): shared transactions on SQLite. */
   writes: WriteBatcher;
   /** The embedded database's group commit (null on PostgreSQL, which syncs each commit itself). */
@@ -83,6 +85,7 @@ export function openDatabase(
       db,
       kind: "postgres",
       settled: async () => {},
+      settledNow: async () => {},
       writes: new WriteBatcher(db, { batching: false }),
       durability: null,
       close: () => db.destroy(),
@@ -100,6 +103,7 @@ export function openDatabase(
     db,
     kind: "sqlite",
     settled: () => durability.durable(),
+    settledNow: () => durability.durableNow(),
     writes: new WriteBatcher(db, { batching: true, openTransaction: () => dialect.openTransaction() }),
     durability,
     close: () => db.destroy(),

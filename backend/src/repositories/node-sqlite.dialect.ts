@@ -93,6 +93,8 @@ class NodeSqliteConnection implements DatabaseConnection {
   committed = 0;
   /** Told when this hold's transaction has committed, before it is on disk. */
   readonly onCommit: (() => void)[] = [];
+  /** Someone waits for this hold's commit: put it on disk at once (WalDurability.durableNow). */
+  urgent = false;
 
   constructor(shared: SharedConnection, release: () => void, deadline: number) {
     this.#shared = shared;
@@ -109,7 +111,8 @@ class NodeSqliteConnection implements DatabaseConnection {
     this.#released = true;
     this.#release();
     const durability = this.#shared.durability;
-    if (durability && this.committed > 0) await durability.durable(this.committed);
+    if (durability && this.committed > 0)
+      await (this.urgent ? durability.durableNow(this.committed) : durability.durable(this.committed));
   }
 
   /** Runs one statement; notes a commit when it wrote outside a transaction. */
@@ -275,6 +278,9 @@ export class NodeSqliteDialect implements Dialect {
       ? {
           run: (sql, parameters) => held.runSql(sql, parameters),
           afterCommit: (committed) => held.onCommit.push(committed),
+          urgent: () => {
+            held.urgent = true;
+          },
         }
       : null;
   }

@@ -24,6 +24,8 @@ export interface DirectConnection {
   run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R>;
   /** Called once the transaction has committed (visible, and kept if the process dies), before it is on disk. */
   afterCommit(committed: () => void): void;
+  /** Someone waits for this transaction: once committed, put it on disk without waiting for a turn. */
+  urgent(): void;
 }
 
 // Transactions whose statements may skip Kysely's executor and run on their connection directly.

@@ -60,6 +60,45 @@ describe.skipIf(inject("dbKind") !== "sqlite")("WAL durability (group commit)", 
     expect(durability.syncs).toBe(before + 1);
   });
 
+  it("syncs at once on this thread for someone waiting, and leaves it to the thread pool for a while after a slow sync", async () => {
+    // A clock the test moves: each read of it by a sync on this thread is noted.
+    let clock = 0;
+    let slowSync = false;
+    const timed = new WalDurability(join(dir, "test.db"), {
+      inlineBudgetMs: 5,
+      now: () => {
+        // The second read of a sync (its end) is 20 ms after the first when the sync is slow.
+        clock += slowSync ? 10 : 0.1;
+        return clock;
+      },
+    });
+    try {
+      await insert(1);
+      // The WAL file is not open yet for this instance: the first wait goes to the thread pool.
+      await timed.durableNow(timed.touch());
+      expect([timed.syncs, timed.inlineSyncs]).toEqual([1, 0]);
+      await timed.durableNow(timed.touch());
+      expect([timed.syncs, timed.inlineSyncs]).toEqual([2, 1]);
+      // Nothing new since: nothing to sync.
+      await timed.durableNow();
+      expect(timed.syncs).toBe(2);
+
+      slowSync = true;
+      await timed.durableNow(timed.touch());
+      expect([timed.syncs, timed.inlineSyncs]).toEqual([3, 2]);
+      slowSync = false;
+      // Within the pause after a slow sync, waits go to the thread pool.
+      await timed.durableNow(timed.touch());
+      expect([timed.syncs, timed.inlineSyncs]).toEqual([4, 2]);
+      // After it, a sync runs here again.
+      clock += 1000;
+      await timed.durableNow(timed.touch());
+      expect([timed.syncs, timed.inlineSyncs]).toEqual([5, 3]);
+    } finally {
+      await timed.close();
+    }
+  });
+
   it("does not wait for the disk when a transaction is rolled back", async () => {
     const before = durability.syncs;
     await expect(

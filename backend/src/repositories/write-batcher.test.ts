@@ -111,6 +111,34 @@ describe("write batcher", () => {
     expect(await keys()).toEqual(["batched", "now"]);
   });
 
+  it.skipIf(!sqlite)("puts a write asked for now on disk at once on this thread, not in a later turn", async () => {
+    const { writes } = database;
+    const durability = database.durability as NonNullable<typeof database.durability>;
+    // The first sync opens the WAL file (in the thread pool); after it, a sync can run here.
+    await writes.run((tx) => sql`insert into batch_probe (k, n) values ('first', 1)`.execute(tx));
+    const before = { syncs: durability.syncs, inline: durability.inlineSyncs };
+    let onDisk = false;
+    let committedMark = 0;
+    const answered = writes
+      .run((tx) => sql`insert into batch_probe (k, n) values ('now', 1)`.execute(tx), undefined, {
+        now: true,
+        committed: () => {
+          committedMark = durability.mark;
+        },
+      })
+      .then(() => {
+        onDisk = durability.isDurable(committedMark);
+      });
+    await answered;
+    expect(onDisk).toBe(true);
+    expect(durability.inlineSyncs - before.inline).toBe(1);
+    expect(durability.syncs - before.syncs).toBe(1);
+    // A batched write still waits for the thread pool's sync.
+    await writes.run((tx) => sql`insert into batch_probe (k, n) values ('batched', 1)`.execute(tx));
+    expect(durability.inlineSyncs - before.inline).toBe(1);
+    expect(durability.syncs - before.syncs).toBe(2);
+  });
+
   it("tells a write asked for now that it failed, and does not report it committed", async () => {
     const { writes } = database;
     await writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 1)`.execute(tx));

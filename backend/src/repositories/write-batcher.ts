@@ -135,7 +135,7 @@ export class WriteBatcher {
   ): Promise<T> {
     // Without batching, or for a caller that waits (a trigger being answered): a transaction of
     // its own, at once; its commit still shares the disk's sync with the others.
-    if (!this.#batching || options.now) return this.#alone(write, options.committed);
+    if (!this.#batching || options.now) return this.#alone(write, options.committed, options.now === true);
     return new Promise<T>((resolve, reject) => {
       const key = group ?? Symbol();
       const queued: Queued = {
@@ -224,8 +224,11 @@ export class WriteBatcher {
     return connection;
   }
 
-  /** `committed` is told once the write is visible to every later statement. */
-  async #alone<T>(write: Write<T>, committed?: () => void): Promise<T> {
+  /**
+   * `committed` is told once the write is visible to every later statement. With `urgent`, the
+   * commit is put on disk at once instead of in the thread pool's next sync (someone is waiting).
+   */
+  async #alone<T>(write: Write<T>, committed?: () => void, urgent = false): Promise<T> {
     let told = false;
     const tell = () => {
       if (told) return;
@@ -234,6 +237,7 @@ export class WriteBatcher {
     };
     const result = await this.#db.transaction().execute(async (tx) => {
       const connection = this.#direct(tx);
+      if (urgent) connection?.urgent();
       const value = await write(tx, new Map());
       connection?.afterCommit(tell);
       return value;

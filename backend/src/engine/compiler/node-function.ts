@@ -2,6 +2,7 @@
 // ledger for side effects, For each capture, and error reporting.
 import { isGraphInterrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { AppError } from "../../core/errors.js";
+import { turnPace } from "../../core/turn-pace.js";
 import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
 import { type Executor, SIDE_EFFECT_TYPES } from "../nodes/node-execution.js";
 import { truncateForEvent } from "../runtime/limits.js";
@@ -92,6 +93,9 @@ export function makeNodeFunction(
 ): NodeFunction {
   const sideEffect = SIDE_EFFECT_TYPES.has(node.type);
   return async (state, config) => {
+    // Many runs' steps woken at once share the event loop with requests: see core/turn-pace.ts.
+    const paced = turnPace.pace();
+    if (paced) await paced;
     // A Join that pending work can still reach schedules itself again, silently.
     const pending = (state[PENDING_CHANNEL] ?? {}) as Record<string, boolean>;
     if (options.waitFor?.some((id) => pending[id] === true)) return { [PENDING_CHANNEL]: { [node.id]: true } };
