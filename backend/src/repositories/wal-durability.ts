@@ -11,9 +11,18 @@
 // events sent to a socket) never shows data that a power loss could still take back.
 //
 // A failed sync poisons the database handle: after an fsync error the kernel may have dropped the
-// unwritten pages, so no later write can be called durable; every later wait fails until restart.
+// unwritten pages, so no later write can be called durable; every later wait fails until restart,
+// and the dialect refuses every later write before it commits (`failure`), so nothing is committed
+// that nobody could be told about. The error carries the code SQLITE_IOERR_FSYNC, which the API
+// answers with DATABASE_SYNC_FAILED (database-errors.ts).
 import { close, fdatasync, fsync, open } from "node:fs";
 import { dirname } from "node:path";
+
+/** Flushes a file descriptor's data to the disk (fs.fdatasync's callback form). */
+export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+
+/** The code of the error every wait fails with once a sync has failed. */
+export const SYNC_FAILED_CODE = "SQLITE_IOERR_FSYNC";
 
 interface Waiter {
   mark: number;
@@ -36,8 +45,17 @@ export class WalDurability {
   /** Syncs completed (tests and benchmarks count them). */
   syncs = 0;
 
-  constructor(databasePath: string) {
+  readonly #syncFile: SyncFile;
+
+  /** `syncFile` flushes the WAL file (fs.fdatasync; another one only to make the disk fail in tests). */
+  constructor(databasePath: string, options: { syncFile?: SyncFile } = {}) {
     this.#walPath = `${databasePath}-wal`;
+    this.#syncFile = options.syncFile ?? fdatasync;
+  }
+
+  /** The error of a failed sync: set once, for good (until the process restarts). */
+  get failure(): Error | null {
+    return this.#failure;
   }
 
   /** Notes a statement that read or committed; returns the mark a later `durable` waits for. */
@@ -103,7 +121,7 @@ export class WalDurability {
 
   #syncWal(done: (error: Error | null) => void): void {
     if (this.#fd !== null) {
-      fdatasync(this.#fd, done);
+      this.#syncFile(this.#fd, done);
       return;
     }
     open(this.#walPath, "r", (error, fd) => {
@@ -118,7 +136,7 @@ export class WalDurability {
         fsync(dirFd, (syncError) => {
           close(dirFd, () => {
             if (syncError) return done(syncError);
-            fdatasync(fd, done);
+            this.#syncFile(fd, done);
           });
         });
       });
@@ -128,7 +146,7 @@ export class WalDurability {
   #fail(cause: Error): void {
     this.#failure ??= Object.assign(
       new Error(`the disk did not confirm a database write (${cause.message}); restart the studio`, { cause }),
-      { code: "SQLITE_IOERR_FSYNC" },
+      { code: SYNC_FAILED_CODE },
     );
     for (const waiter of this.#waiters.splice(0)) waiter.reject(this.#failure);
   }
