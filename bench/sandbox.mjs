@@ -2,7 +2,7 @@
 // interpreter) and warm (a child was ready), for JavaScript (QuickJS) and Python (Pyodide), as
 // runInSandbox round trips and as the Code node's wall time (`duration_ms`) in real runs of the
 // engine runtime in this process. Prints figures; asserts nothing.
-// Run: npm run build && node bench/sandbox.mjs [calls]
+// Run: npm run build && node bench/sandbox.mjs [calls]   (STUDIO_CODE_* settings from the environment)
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { MemorySaver } from "@langchain/langgraph";
@@ -14,7 +14,11 @@ const calls = Number(process.argv[2] ?? 50);
 // Without the pool (an older build), every call starts its own child: "warm" figures then show
 // that, and there is nothing to wait for or stop.
 const pool = await import("../backend/dist/engine/sandbox/sandbox-pool.js").catch(() => null);
-const engine = loadConfig({}, false).engine;
+// Only the Code node's own settings come from the environment (STUDIO_CODE_WARM=2 node bench/…).
+const codeSettings = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name.startsWith("STUDIO_CODE_")),
+);
+const engine = loadConfig(codeSettings, false).engine;
 const limits = { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb };
 const at = { x: 0, y: 0 };
 

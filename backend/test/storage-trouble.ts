@@ -1,6 +1,7 @@
 // Shared by the tests of a locked database and of a full disk: a studio whose error log lines are
 // kept, with a user, an API key and a workflow whose run waits at a gate until released.
 import { expect } from "vitest";
+import type { OpenOptions } from "../src/repositories/database.js";
 import { type Gate, gatedWorkflow } from "./engine-harness.js";
 import { until } from "./studio-api.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "./test-studio.js";
@@ -41,11 +42,15 @@ export interface TroubleStudio {
   ended(runId: string): Promise<RunSeen>;
 }
 
-export async function openTroubleStudio(env: Record<string, string>, gate: Gate): Promise<TroubleStudio> {
+export async function openTroubleStudio(
+  env: Record<string, string>,
+  gate: Gate,
+  options: { database?: OpenOptions } = {},
+): Promise<TroubleStudio> {
   const lines: LogLine[] = [];
   const studio = await startTestStudio(
     { STUDIO_EGRESS_ALLOW: "127.0.0.1", STUDIO_LOG_LEVEL: "warn", ...env },
-    { logTo: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) } },
+    { logTo: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) }, database: options.database },
   );
   const owner = await setupOwner(studio);
   const key = (

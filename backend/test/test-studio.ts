@@ -8,6 +8,7 @@ import { buildApp } from "../src/api/app.js";
 import { buildContainer, type Container } from "../src/api/deps.js";
 import { type Config, loadConfig } from "../src/core/config.js";
 import { createLogger } from "../src/core/logging.js";
+import type { OpenOptions } from "../src/repositories/database.js";
 import { testDatabaseEnv } from "./test-database.js";
 
 export type StudioApp = Awaited<ReturnType<typeof buildApp>>;
@@ -21,10 +22,13 @@ export interface TestStudio {
   close(): Promise<void>;
 }
 
-/** `logTo` receives the studio's JSON log lines (set STUDIO_LOG_LEVEL in `env` to see them). */
+/**
+ * `logTo` receives the studio's JSON log lines (set STUDIO_LOG_LEVEL in `env` to see them);
+ * `database` changes how the database is opened (e.g. how the WAL file is flushed).
+ */
 export async function startTestStudio(
   env: Record<string, string> = {},
-  options: { logTo?: DestinationStream } = {},
+  options: { logTo?: DestinationStream; database?: OpenOptions } = {},
 ): Promise<TestStudio> {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-test-"));
   const database = await testDatabaseEnv();
@@ -35,7 +39,9 @@ export async function startTestStudio(
     ...env,
   };
   const config = loadConfig(fullEnv);
-  const container = await buildContainer(config, createLogger(config.logLevel, "json", options.logTo));
+  const container = await buildContainer(config, createLogger(config.logLevel, "json", options.logTo), {
+    database: options.database,
+  });
   const app = await buildApp(container);
   await app.ready();
   return {

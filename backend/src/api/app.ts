@@ -9,7 +9,7 @@ import { AppError } from "../core/errors.js";
 import { requestId } from "../core/logging.js";
 import { registerApiDocs } from "./api-docs.js";
 import { type Container, PRODUCT_VERSION } from "./deps.js";
-import { registerErrorHandlers } from "./error-handlers.js";
+import { errorPayload, registerErrorHandlers } from "./error-handlers.js";
 import { RequestLoad } from "./load-shedding.js";
 import "./request-context.js";
 import { apiKeyRoutes } from "./routes/api-key.routes.js";
@@ -44,9 +44,15 @@ export async function buildApp(container: Container) {
   });
   // No answer shows data a power loss could still take back (see repositories/wal-durability.ts).
   // A route whose answer holds only what its own writes put on disk says so (`ownWritesOnly`).
-  app.addHook("onSend", async (request) => {
-    if ((request.routeOptions.config as { ownWritesOnly?: boolean } | undefined)?.ownWritesOnly) return;
-    await container.database.settledNow();
+  // When the disk cannot confirm it (DATABASE_SYNC_FAILED), the answer is replaced by that error.
+  app.addHook("onSend", async (request, reply, payload) => {
+    if ((request.routeOptions.config as { ownWritesOnly?: boolean } | undefined)?.ownWritesOnly) return payload;
+    try {
+      await container.database.settledNow();
+      return payload;
+    } catch (error) {
+      return errorPayload(reply, error);
+    }
   });
   const load = new RequestLoad(config.maxInFlight);
   load.register(app);

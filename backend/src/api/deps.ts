@@ -10,7 +10,13 @@ import { resolveJwtSecret, TokenSigner } from "../core/security.js";
 import { ApiKeyRepository } from "../repositories/api-key.repository.js";
 import { CallbackOutboxRepository } from "../repositories/callback-outbox.repository.js";
 import { CredentialRepository } from "../repositories/credential.repository.js";
-import { type DatabaseHandle, migrateToLatest, openDatabase, pingDatabase } from "../repositories/database.js";
+import {
+  type DatabaseHandle,
+  migrateToLatest,
+  type OpenOptions,
+  openDatabase,
+  pingDatabase,
+} from "../repositories/database.js";
 import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
 import { ScheduleRepository } from "../repositories/schedule.repository.js";
@@ -52,8 +58,17 @@ export const PRODUCT_VERSION: string = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
 
-export async function buildContainer(config: Config, logger: Logger): Promise<Container> {
-  const database = openDatabase(config, (error) => logger.warn({ err: error }, "idle database connection lost"));
+/** `database`: how the database is opened (only tests change it: a disk whose flushes fail). */
+export async function buildContainer(
+  config: Config,
+  logger: Logger,
+  options: { database?: OpenOptions } = {},
+): Promise<Container> {
+  const database = openDatabase(
+    config,
+    (error) => logger.warn({ err: error }, "idle database connection lost"),
+    options.database,
+  );
   try {
     const { applied } = await migrateToLatest(database.db, database.kind);
     if (applied.length > 0) logger.info({ applied, db: database.kind }, "database migrated");

@@ -34,6 +34,19 @@ function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(error.status).type("application/json; charset=utf-8").send(errorBody(error));
 }
 
+/**
+ * For an answer already on its way (an onSend hook) that must not leave after all: sets the
+ * error's status and headers on `reply` and returns the body to send instead.
+ */
+export function errorPayload(reply: FastifyReply, error: unknown): string {
+  const appError = toAppError(error);
+  if (appError.code === "INTERNAL") reply.log.error({ err: error }, "unhandled error");
+  else reply.log.error({ err: error }, appError.message);
+  if (RETRY_LATER_STATUSES.has(appError.status)) reply.header("retry-after", String(retryAfterSeconds(appError)));
+  reply.code(appError.status).type("application/json; charset=utf-8");
+  return JSON.stringify(errorBody(appError));
+}
+
 interface ValidationIssue {
   instancePath: string;
   message?: string;

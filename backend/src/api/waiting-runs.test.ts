@@ -1,39 +1,15 @@
 // A run waiting at a Human node is a row in the database and nothing else: the process that
 // started it holds no entry, timer or listener for it, and any process on the same database
 // resumes it.
-import { createHook } from "node:async_hooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { approvalWorkflow } from "../../test/engine-harness.js";
+import { timersLeftBy } from "../../test/pending-timers.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 import { createLogger } from "../core/logging.js";
 import { buildApp } from "./app.js";
 import { buildContainer } from "./deps.js";
 
 const RUNS = 20;
-
-/** Timers of at least `minMs` created while `work` runs and still pending once it has ended. */
-async function timersLeftBy(minMs: number, work: () => Promise<void>): Promise<number> {
-  const pending = new Set<number>();
-  const hook = createHook({
-    init(asyncId, type, _trigger, resource) {
-      if (type === "Timeout" && ((resource as { _idleTimeout?: number })._idleTimeout ?? 0) >= minMs)
-        pending.add(asyncId);
-    },
-    destroy(asyncId) {
-      pending.delete(asyncId);
-    },
-  });
-  hook.enable();
-  try {
-    await work();
-    // Destroy hooks of timers cleared during the work are emitted on a later turn.
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    hook.disable();
-  }
-  return pending.size;
-}
 
 describe("runs waiting at a Human node", () => {
   let studio: TestStudio;

@@ -123,6 +123,11 @@ export const CATALOG = {
     status: 507,
     message: "The database's disk is full; nothing was changed. Try again once the operator has freed space.",
   },
+  DATABASE_SYNC_FAILED: {
+    status: 503,
+    message:
+      "The disk did not confirm a database write, so the server acknowledges nothing more until it is restarted; the operator must check the disk and restart it. A request refused this way may or may not have been kept: a trigger retried with the same Idempotency-Key is applied once.",
+  },
   CONFIG_INVALID: { status: 500, message: "The server configuration is not valid." },
   INTERNAL: { status: 500, message: "Something went wrong on the server." },
 } as const satisfies Record<string, { status: number; message: string }>;

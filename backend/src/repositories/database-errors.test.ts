@@ -14,6 +14,8 @@ describe("storage problems", () => {
     [{ code: "55P03", message: "canceling statement due to lock timeout" }, "busy"], // lock_not_available
     [{ errcode: 2067 }, null], // SQLITE_CONSTRAINT_UNIQUE
     [{ errcode: 10 }, null], // SQLITE_IOERR
+    [{ code: "SQLITE_IOERR_FSYNC", message: "the disk did not confirm a database write" }, "unsynced"], // our WAL flush
+    [{ errcode: 1034 }, "unsynced"], // SQLite's own SQLITE_IOERR_FSYNC
     [{ code: "23505" }, null], // unique_violation
     [{ code: "57P01" }, null], // admin_shutdown: the database went away, not busy
     [new Error("database or disk is full"), null], // only the driver's code counts, not the words
@@ -35,7 +37,7 @@ describe("storage problems", () => {
     expect(isDatabaseAway(error)).toBe(away);
   });
 
-  it("becomes STORAGE_FULL (507), DATABASE_BUSY or DATABASE_UNAVAILABLE (503), each with a Retry-After hint", () => {
+  it("becomes STORAGE_FULL (507), DATABASE_BUSY, DATABASE_SYNC_FAILED or DATABASE_UNAVAILABLE (503), each with a Retry-After hint", () => {
     expect(databaseAppError({ errcode: 13 })).toMatchObject({
       code: "STORAGE_FULL",
       status: 507,
@@ -50,6 +52,11 @@ describe("storage problems", () => {
       code: "DATABASE_UNAVAILABLE",
       status: 503,
       details: { retry_after_seconds: 10 },
+    });
+    expect(databaseAppError({ code: "SQLITE_IOERR_FSYNC" })).toMatchObject({
+      code: "DATABASE_SYNC_FAILED",
+      status: 503,
+      details: { retry_after_seconds: 60 },
     });
     expect(databaseAppError(new Error("boom"))).toBeNull();
   });

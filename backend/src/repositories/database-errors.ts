@@ -1,6 +1,7 @@
 // How the database refused: a unique key taken, a full disk, a lock held elsewhere, or the server
 // out of reach, recognised from either driver's errors.
 import { AppError } from "../core/errors.js";
+import { SYNC_FAILED_CODE } from "./wal-durability.js";
 
 // Recognises a unique-constraint violation from either database driver.
 export function isUniqueViolation(error: unknown): boolean {
@@ -12,17 +13,21 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * A refusal of the database's storage that passes once the operator or another connection lets
- * go: the disk is full, or another connection held a lock longer than the busy timeout. The write
- * that met it changed nothing, so it can be tried again later.
+ * A refusal of the database's storage: the disk is full, or another connection held a lock longer
+ * than the busy timeout (both pass once the operator or the other connection lets go; the write
+ * that met it changed nothing, so it can be tried again later), or the disk failed to confirm a
+ * write ("unsynced": nothing more is acknowledged until the studio restarts, see
+ * wal-durability.ts).
  */
-export type StorageProblem = "full" | "busy";
+export type StorageProblem = "full" | "busy" | "unsynced";
 
 // SQLite primary result codes (node:sqlite reports the extended code in `errcode`; its low byte is
 // the primary one).
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 const SQLITE_FULL = 13;
+// SQLite's own failed fsync (SQLITE_IOERR_FSYNC, an extended code): the same trouble as ours.
+const SQLITE_IOERR_FSYNC = 1034;
 // PostgreSQL SQLSTATEs: disk_full, lock_not_available (lock_timeout).
 const PG_DISK_FULL = "53100";
 const PG_LOCK_NOT_AVAILABLE = "55P03";
@@ -30,6 +35,7 @@ const PG_LOCK_NOT_AVAILABLE = "55P03";
 export function storageProblem(error: unknown): StorageProblem | null {
   if (!error || typeof error !== "object") return null;
   const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  if (code === SYNC_FAILED_CODE || errcode === SQLITE_IOERR_FSYNC) return "unsynced";
   if (typeof errcode === "number") {
     const primary = errcode & 0xff;
     if (primary === SQLITE_FULL) return "full";
@@ -67,10 +73,12 @@ export function isDatabaseAway(error: unknown): boolean {
 const STORAGE_FULL_RETRY_SECONDS = 60;
 const DATABASE_BUSY_RETRY_SECONDS = 5;
 const DATABASE_AWAY_RETRY_SECONDS = 10;
+// A failed sync passes only with a restart, which takes a person.
+const SYNC_FAILED_RETRY_SECONDS = 60;
 
 /**
- * STORAGE_FULL or DATABASE_BUSY for a storage problem, DATABASE_UNAVAILABLE for a database that
- * cannot be reached (each with Retry-After); null for any other error.
+ * STORAGE_FULL, DATABASE_BUSY or DATABASE_SYNC_FAILED for a storage problem, DATABASE_UNAVAILABLE
+ * for a database that cannot be reached (each with Retry-After); null for any other error.
  */
 export function databaseAppError(error: unknown): AppError | null {
   switch (storageProblem(error)) {
@@ -78,6 +86,8 @@ export function databaseAppError(error: unknown): AppError | null {
       return new AppError("STORAGE_FULL", { retry_after_seconds: STORAGE_FULL_RETRY_SECONDS });
     case "busy":
       return new AppError("DATABASE_BUSY", { retry_after_seconds: DATABASE_BUSY_RETRY_SECONDS });
+    case "unsynced":
+      return new AppError("DATABASE_SYNC_FAILED", { retry_after_seconds: SYNC_FAILED_RETRY_SECONDS });
   }
   if (isDatabaseAway(error)) {
     return new AppError("DATABASE_UNAVAILABLE", { retry_after_seconds: DATABASE_AWAY_RETRY_SECONDS });

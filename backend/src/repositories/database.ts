@@ -12,7 +12,7 @@ import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
 import { FOREGROUND_CHECKPOINT_FRAMES, WalCheckpointer } from "./wal-checkpointer.js";
-import { WalDurability } from "./wal-durability.js";
+import { type SyncFile, WalDurability } from "./wal-durability.js";
 import { WriteBatcher } from "./write-batcher.js";
 
 export type DatabaseKind = "sqlite" | "postgres";
@@ -55,6 +55,11 @@ const require = createRequire(import.meta.url);
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
+export interface OpenOptions {
+  /** How the embedded database's WAL file is flushed (fs.fdatasync; a failing one in tests). */
+  syncFile?: SyncFile;
+}
+
 /**
  * `dbBusyTimeoutMs` (STUDIO_DB_BUSY_TIMEOUT_MS) bounds how long a statement waits for a lock held
  * by another connection: SQLITE_BUSY on SQLite, PostgreSQL's lock_timeout (a row or table lock
@@ -63,6 +68,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 export function openDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "dbBusyTimeoutMs">>,
   onIdleError: (error: Error) => void = () => {},
+  options: OpenOptions = {},
 ): DatabaseHandle {
   const busyTimeoutMs = config.dbBusyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (config.databaseUrl) {
@@ -95,7 +101,7 @@ export function openDatabase(
   const file = join(config.dataDir, SQLITE_FILE);
   const sqlite = new DatabaseSync(file);
   sqlite.exec(SQLITE_PRAGMAS);
-  const durability = new WalDurability(file);
+  const durability = new WalDurability(file, { syncFile: options.syncFile });
   const checkpointer = new WalCheckpointer(file);
   const dialect = new NodeSqliteDialect(sqlite, { durability, checkpointer, busyTimeoutMs });
   const db = new Kysely<Schema>({ dialect });

@@ -75,6 +75,12 @@ class SharedConnection {
     return prepared;
   }
 
+  /** Throws the failed sync's error (see wal-durability.ts) when there was one. */
+  refuseIfUnsynced(): void {
+    const failure = this.durability?.failure;
+    if (failure) throw failure;
+  }
+
   /** Forgets prepared statements (after a schema change, or before closing). */
   forget(): void {
     this.#statements.clear();
@@ -123,6 +129,9 @@ class NodeSqliteConnection implements DatabaseConnection {
   runSql<R>(sql: string, values: readonly unknown[]): QueryResult<R> {
     if (this.#released) throw new Error("This database connection was already released.");
     const prepared = this.#shared.prepare(sql);
+    // Once the disk failed a sync nothing can be acknowledged: a write (or a COMMIT) is refused
+    // before it changes anything, so no change is kept that its caller was told had failed.
+    if (!prepared.reads && !this.inTransaction) this.#shared.refuseIfUnsynced();
     const parameters = values.map(toSqlite);
     let result: QueryResult<R>;
     if (prepared.returnsRows) {
@@ -193,6 +202,7 @@ class NodeSqliteDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const held = connection as NodeSqliteConnection;
+    this.#shared.refuseIfUnsynced();
     held.inTransaction = true;
     // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read;
     // the lock is the one thing another connection can make it wait for.

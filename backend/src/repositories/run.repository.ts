@@ -1,7 +1,7 @@
 // Runs and their events. Every write a worker makes is fenced by the run's lease_gen: once another
 // worker has taken the run (lease_gen + 1), the old holder's writes change nothing.
 import { randomUUID } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database, RunEventRow, RunRow } from "../models/database.model.js";
 import { queueCallback } from "./callback-outbox.repository.js";
 import { nowIso } from "./clock.js";
@@ -131,6 +131,22 @@ const leaseRun = preparedQuery<{ id: string; owner: string; at: string; expiresA
       .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", p.at)]))
       .returningAll(),
 );
+/** An event the service records itself (cancel, expiry, timeout): its seq comes from the run. */
+export type ServiceEvent = Omit<RunEventInput, "seq">;
+
+/** Appends `event` after the run's last stored event (a worker's events do not move next_seq as they are appended). */
+async function appendServiceEvent(tx: Transaction<Database>, id: string, event: ServiceEvent): Promise<RunEventRow> {
+  const run = await tx
+    .updateTable("runs")
+    .set({ next_seq: sql<number>`${nextSeqOf(id)} + 1` })
+    .where("id", "=", id)
+    .returning(["next_seq"])
+    .executeTakeFirstOrThrow();
+  const row: RunEventRow = { run_id: id, seq: run.next_seq - 1, ...event };
+  await tx.insertInto("run_events").values(row).execute();
+  return row;
+}
+
 /** The seq after a run's last stored event. */
 const nextSeqOf = (id: string) => sql<number>`(select coalesce(max(seq), 0) + 1 from run_events where run_id = ${id})`;
 /** The fence of a worker's writes where only a row lock serialises them with a takeover (PostgreSQL). */
@@ -428,13 +444,16 @@ export class RunRepository {
 
   /**
    * Moves a run from one status to another only if it is still in `from`; used for resume,
-   * continue, cancel and expiry. Bumps lease_gen so that no worker still holding it can write.
+   * continue, cancel, expiry and timeout. Bumps lease_gen so that no worker still holding it can
+   * write. `event` (the run_finished of a cancel, an expiry or a timeout) is appended in the same
+   * transaction, after the run's last stored event: the status and its event are both kept or
+   * neither, whatever fails or crashes in between.
    */
   async transition(
     id: string,
     from: string[],
     to: string,
-    changes: { pendingResume?: string | null; error?: string | null } = {},
+    changes: { pendingResume?: string | null; error?: string | null; event?: ServiceEvent } = {},
   ) {
     const now = nowIso();
     const terminal = TERMINAL.includes(to);
@@ -455,24 +474,10 @@ export class RunRepository {
         .where("status", "in", from)
         .returningAll()
         .executeTakeFirst();
-      if (moved && terminal) await queueCallback(tx, id, now);
+      if (!moved) return undefined;
+      if (changes.event) moved.next_seq = (await appendServiceEvent(tx, id, changes.event)).seq + 1;
+      if (terminal) await queueCallback(tx, id, now);
       return moved;
-    });
-  }
-
-  /** Appends one event outside any lease (service-side events such as cancel or expiry). */
-  async appendServiceEvent(id: string, event: Omit<RunEventInput, "seq">): Promise<RunEventRow> {
-    return this.#db.transaction().execute(async (tx) => {
-      // After the last stored event (a worker's events do not move next_seq as they are appended).
-      const run = await tx
-        .updateTable("runs")
-        .set({ next_seq: sql<number>`${nextSeqOf(id)} + 1` })
-        .where("id", "=", id)
-        .returning(["next_seq"])
-        .executeTakeFirstOrThrow();
-      const row: RunEventRow = { run_id: id, seq: run.next_seq - 1, ...event };
-      await tx.insertInto("run_events").values(row).execute();
-      return row;
     });
   }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -6,7 +6,7 @@ import { Kysely, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import type { Database } from "../models/database.model.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
-import { WalDurability } from "./wal-durability.js";
+import { SYNC_FAILED_CODE, WalDurability } from "./wal-durability.js";
 
 // The embedded database's group commit; PostgreSQL acknowledges durable commits itself.
 describe.skipIf(inject("dbKind") !== "sqlite")("WAL durability (group commit)", () => {
@@ -109,5 +109,66 @@ describe.skipIf(inject("dbKind") !== "sqlite")("WAL durability (group commit)", 
     ).rejects.toThrow("changed my mind");
     expect(durability.syncs).toBe(before);
     expect((await sql<{ n: number }>`select count(*) as n from probe`.execute(db)).rows[0]?.n).toBe(0);
+  });
+
+  it("after a sync the disk fails, answers every wait with the failure and commits nothing more", async () => {
+    await db.destroy();
+    // A real failed flush: the kernel refuses to fdatasync /dev/null (EINVAL).
+    const unsyncable = openSync("/dev/null", "r");
+    let failing = false;
+    const file = join(dir, "failing.db");
+    const sqlite = new DatabaseSync(file);
+    sqlite.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    durability = new WalDurability(file, {
+      syncFile: (fd, done) => fdatasync(failing ? unsyncable : fd, done),
+    });
+    db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite, { durability }) });
+    try {
+      await sql`create table probe (k integer primary key)`.execute(db);
+      await insert(1);
+      failing = true;
+      // Committed, but never confirmed: its caller is told so.
+      await expect(insert(2)).rejects.toMatchObject({ code: SYNC_FAILED_CODE });
+      expect(durability.failure).toMatchObject({ code: SYNC_FAILED_CODE, cause: { code: "EINVAL" } });
+      failing = false;
+      // A flush that would work now changes nothing: no later write is even committed.
+      await expect(insert(3)).rejects.toMatchObject({ code: SYNC_FAILED_CODE });
+      await expect(
+        db.transaction().execute(async (tx) => {
+          await sql`insert into probe (k) values (4)`.execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: SYNC_FAILED_CODE });
+      await expect(durability.durable()).rejects.toMatchObject({ code: SYNC_FAILED_CODE });
+      const other = new DatabaseSync(file, { readOnly: true });
+      expect(other.prepare("select k from probe order by k").all()).toEqual([{ k: 1 }, { k: 2 }]);
+      other.close();
+    } finally {
+      closeSync(unsyncable);
+    }
+  });
+
+  it("fails a wait for someone waiting when the disk refuses a sync on this thread, and every wait after it", async () => {
+    const unsyncable = openSync("/dev/null", "r");
+    let failing = false;
+    const own = new WalDurability(join(dir, "test.db"), {
+      syncFile: fdatasync,
+      syncFileNow: (fd) => fdatasyncSync(failing ? unsyncable : fd),
+    });
+    try {
+      await insert(1);
+      // The first wait opens the WAL file through the thread pool; the next one syncs here.
+      await own.durableNow(own.touch());
+      await own.durableNow(own.touch());
+      expect(own.inlineSyncs).toBe(1);
+      failing = true;
+      await expect(own.durableNow(own.touch())).rejects.toMatchObject({ code: SYNC_FAILED_CODE });
+      failing = false;
+      await expect(own.durableNow(own.touch())).rejects.toMatchObject({ code: SYNC_FAILED_CODE });
+      await expect(own.durable()).rejects.toMatchObject({ code: SYNC_FAILED_CODE });
+      expect(own.failure).toMatchObject({ cause: { code: "EINVAL" } });
+    } finally {
+      closeSync(unsyncable);
+      await own.close();
+    }
   });
 });

@@ -17,14 +17,32 @@
 // thread pool for INLINE_PAUSE_MS, so a slow disk never stalls the event loop for long.
 //
 // A failed sync poisons the database handle: after an fsync error the kernel may have dropped the
-// unwritten pages, so no later write can be called durable; every later wait fails until restart.
+// unwritten pages, so no later write can be called durable; every later wait fails until restart,
+// and the dialect refuses every later write before it commits (`failure`), so nothing is committed
+// that nobody could be told about. The error carries the code SQLITE_IOERR_FSYNC, which the API
+// answers with DATABASE_SYNC_FAILED (database-errors.ts).
 import { close, fdatasync, fdatasyncSync, fsync, open } from "node:fs";
 import { dirname } from "node:path";
+
+/** Flushes a file descriptor's data to the disk (fs.fdatasync's callback form). */
+export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+/** The same on this thread (fs.fdatasyncSync's form): throws when the disk refuses. */
+export type SyncFileNow = (fd: number) => void;
+
+/** The code of the error every wait fails with once a sync has failed. */
+export const SYNC_FAILED_CODE = "SQLITE_IOERR_FSYNC";
 
 const INLINE_BUDGET_MS = 5;
 const INLINE_PAUSE_MS = 1000;
 
 export interface WalDurabilityOptions {
+  /**
+   * Flushes the WAL file (fs.fdatasync; another one only to make the disk fail in tests). A test
+   * that passes one without `syncFileNow` gets every sync from it: none runs on this thread.
+   */
+  syncFile?: SyncFile;
+  /** Flushes it on this thread (fs.fdatasyncSync by default). */
+  syncFileNow?: SyncFileNow;
   /** A sync on this thread that takes longer than this sends waits to the thread pool for a while. */
   inlineBudgetMs?: number;
   /** Milliseconds, monotonic (tests pass their own clock). */
@@ -57,10 +75,20 @@ export class WalDurability {
   syncs = 0;
   inlineSyncs = 0;
 
+  readonly #syncFile: SyncFile;
+  readonly #syncFileNow: SyncFileNow | null;
+
   constructor(databasePath: string, options: WalDurabilityOptions = {}) {
     this.#walPath = `${databasePath}-wal`;
+    this.#syncFile = options.syncFile ?? fdatasync;
+    this.#syncFileNow = options.syncFileNow ?? (options.syncFile ? null : fdatasyncSync);
     this.#inlineBudgetMs = options.inlineBudgetMs ?? INLINE_BUDGET_MS;
     this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** The error of a failed sync: set once, for good (until the process restarts). */
+  get failure(): Error | null {
+    return this.#failure;
   }
 
   /** Notes a statement that read or committed; returns the mark a later `durable` waits for. */
@@ -96,11 +124,13 @@ export class WalDurability {
     if (this.#failure) return Promise.reject(this.#failure);
     if (mark <= this.#synced) return Promise.resolve();
     const fd = this.#fd;
-    if (fd === null || this.#closed || this.#now() < this.#inlinePausedUntil) return this.durable(mark);
+    const syncNow = this.#syncFileNow;
+    if (fd === null || syncNow === null || this.#closed || this.#now() < this.#inlinePausedUntil)
+      return this.durable(mark);
     const target = this.#touched;
     const started = this.#now();
     try {
-      fdatasyncSync(fd);
+      syncNow(fd);
     } catch (error) {
       this.#fail(error as Error);
       return Promise.reject(this.#failure);
@@ -156,7 +186,7 @@ export class WalDurability {
 
   #syncWal(done: (error: Error | null) => void): void {
     if (this.#fd !== null) {
-      fdatasync(this.#fd, done);
+      this.#syncFile(this.#fd, done);
       return;
     }
     open(this.#walPath, "r", (error, fd) => {
@@ -171,7 +201,7 @@ export class WalDurability {
         fsync(dirFd, (syncError) => {
           close(dirFd, () => {
             if (syncError) return done(syncError);
-            fdatasync(fd, done);
+            this.#syncFile(fd, done);
           });
         });
       });
@@ -181,7 +211,7 @@ export class WalDurability {
   #fail(cause: Error): void {
     this.#failure ??= Object.assign(
       new Error(`the disk did not confirm a database write (${cause.message}); restart the studio`, { cause }),
-      { code: "SQLITE_IOERR_FSYNC" },
+      { code: SYNC_FAILED_CODE },
     );
     for (const waiter of this.#waiters.splice(0)) waiter.reject(this.#failure);
   }

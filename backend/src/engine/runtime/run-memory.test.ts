@@ -1,9 +1,9 @@
 // What an ended run leaves behind in the process: a server runs millions of them, so nothing of a
 // run may outlive its call. Counted with async hooks (timers created and not yet cleared), never
 // with time or bytes.
-import { createHook } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
 import { at, collect, edge, engineConfig } from "../../../test/engine-harness.js";
+import { timersLeftBy } from "../../../test/pending-timers.js";
 import { runStream } from "./runtime.js";
 
 const workflow = {
@@ -15,30 +15,6 @@ const workflow = {
   ],
   edges: [edge("start", "a"), edge("a", "b", "next"), edge("b", "end", "next")],
 };
-
-/** Timers of at least `minMs` created while `work` runs and still pending once it has ended. */
-async function timersLeftBy(minMs: number, work: () => Promise<void>): Promise<number> {
-  const pending = new Set<number>();
-  const hook = createHook({
-    init(asyncId, type, _trigger, resource) {
-      if (type === "Timeout" && ((resource as { _idleTimeout?: number })._idleTimeout ?? 0) >= minMs)
-        pending.add(asyncId);
-    },
-    destroy(asyncId) {
-      pending.delete(asyncId);
-    },
-  });
-  hook.enable();
-  try {
-    await work();
-    // Destroy hooks of timers cleared during the work are emitted on a later turn.
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    hook.disable();
-  }
-  return pending.size;
-}
 
 describe("an ended run", () => {
   it("leaves no timer behind: the run timeout's timer is cleared when the call ends", async () => {

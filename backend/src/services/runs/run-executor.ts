@@ -2,9 +2,10 @@
 // checkpointer and ledger (both fenced by the lease), renews the lease while it runs, and records
 // events and the ending. No failure is dropped: each is logged with the run id, and a run that
 // fails because the database went away ends `error` (DATABASE_UNAVAILABLE) once it answers again.
-// A turn cut short by a full disk or a database locked by another connection ends nothing: the
-// run stays `running` under a lease left to expire, and the sweeper queues it again, to go on
-// from its last checkpoint once the database takes writes again.
+// A turn cut short by a full disk, a database locked by another connection or a failed sync of
+// the disk ends nothing: the run stays `running` under a lease left to expire, and the sweeper
+// queues it again (or the next start takes it over), to go on from its last checkpoint once the
+// database takes writes again.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
@@ -30,6 +31,13 @@ import { watchStorage } from "./storage-watch.js";
 // Writing an ending the database refused is tried again after these waits (the last one repeats).
 const ENDING_RETRY_MS = [200, 500, 1000, 2000, 5000];
 const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
+// What is logged when a turn stops on a storage problem and leaves the run for later.
+const PAUSED_BECAUSE: Record<StorageProblem, string> = {
+  full: "run paused: the database's disk is full; it goes on from its last checkpoint once there is space",
+  busy: "run paused: the database stayed locked; it goes on from its last checkpoint once the lock is released",
+  unsynced:
+    "run paused: the disk did not confirm a database write; it goes on from its last checkpoint once the studio is restarted",
+};
 
 // LangGraph and the checkpointer (several hundred modules, tens of MB) load with the first run,
 // not at start: a server that only serves the editor, or waits, never pays for them.
@@ -297,14 +305,7 @@ export class RunExecutor {
    */
   #leftForLater(runId: string, turn: TurnState): boolean {
     if (turn.storage === null) return false;
-    this.#deps.monitor.failed(
-      "run",
-      turn.storage.problem === "full"
-        ? "run paused: the database's disk is full; it goes on from its last checkpoint once there is space"
-        : "run paused: the database stayed locked; it goes on from its last checkpoint once the lock is released",
-      turn.storage.error,
-      { runId },
-    );
+    this.#deps.monitor.failed("run", PAUSED_BECAUSE[turn.storage.problem], turn.storage.error, { runId });
     return true;
   }
 
@@ -327,6 +328,11 @@ export class RunExecutor {
           logger.info({ runId, status: ending.status }, "run ending recorded after the database came back");
         break;
       } catch (error) {
+        // Nothing is written until the studio restarts; the next start takes the run over.
+        if (storageProblem(error) === "unsynced") {
+          monitor.failed("run", PAUSED_BECAUSE.unsynced, error, { runId, status: ending.status });
+          return;
+        }
         if (attempt === 0)
           monitor.failed("run", "run ending not recorded; trying again until the database answers", error, {
             runId,

@@ -12,7 +12,7 @@ import { prepareWorkflow } from "../../engine/runtime/prepare-workflow.js";
 import { checkRunInput } from "../../engine/runtime/run-input.js";
 import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { RunRow } from "../../models/database.model.js";
-import type { NewRun, RunFilter, RunRepository } from "../../repositories/run.repository.js";
+import type { NewRun, RunFilter, RunRepository, ServiceEvent } from "../../repositories/run.repository.js";
 import type { WorkflowRepository } from "../../repositories/workflow.repository.js";
 import type { PaginationQuery } from "../../schemas/common.schema.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
@@ -358,16 +358,13 @@ export class RunService {
   async cancel(actor: Actor, id: string): Promise<RunView> {
     const run = await this.#owned(actor, id);
     const error = JSON.stringify({ code: "RUN_CANCELLED", message: new AppError("RUN_CANCELLED").message });
-    const moved = await this.#runs.transition(id, ["queued", "running", "waiting", "paused"], "cancelled", { error });
+    // The status and its run_finished event in one transaction: both are kept or neither.
+    const moved = await this.#runs.transition(id, ["queued", "running", "waiting", "paused"], "cancelled", {
+      error,
+      event: finishedEvent("cancelled", error, new Date()),
+    });
     if (!moved) throw new AppError("RUN_NOT_ACTIVE", { status: run.status });
     this.#executor.abort(id);
-    await this.#runs.appendServiceEvent(id, {
-      type: "run_finished",
-      node_id: null,
-      superstep: null,
-      ts: new Date().toISOString(),
-      data: JSON.stringify({ status: "cancelled", error: JSON.parse(error) }),
-    });
     this.#callbacks.kick();
     return toRunView(moved);
   }
@@ -375,17 +372,11 @@ export class RunService {
   /** Ends a wait that outlived its timeout (called on resume and by the sweeper). */
   async expire(id: string): Promise<boolean> {
     const error = JSON.stringify({ code: "HUMAN_WAIT_EXPIRED", message: new AppError("HUMAN_WAIT_EXPIRED").message });
-    const moved = await this.#runs.transition(id, ["waiting"], "expired", { error });
-    if (moved) {
-      await this.#runs.appendServiceEvent(id, {
-        type: "run_finished",
-        node_id: null,
-        superstep: null,
-        ts: new Date().toISOString(),
-        data: JSON.stringify({ status: "expired", error: JSON.parse(error) }),
-      });
-      this.#callbacks.kick();
-    }
+    const moved = await this.#runs.transition(id, ["waiting"], "expired", {
+      error,
+      event: finishedEvent("expired", error, new Date()),
+    });
+    if (moved) this.#callbacks.kick();
     return Boolean(moved);
   }
 
@@ -426,15 +417,9 @@ export class RunService {
 
   async #timeOut(id: string, now: Date): Promise<boolean> {
     const error = JSON.stringify({ code: "RUN_TIMEOUT", message: new AppError("RUN_TIMEOUT").message });
-    if (!(await this.#runs.transition(id, ["running"], "timeout", { error }))) return false;
+    const event = finishedEvent("timeout", error, now);
+    if (!(await this.#runs.transition(id, ["running"], "timeout", { error, event }))) return false;
     this.#executor.abort(id);
-    await this.#runs.appendServiceEvent(id, {
-      type: "run_finished",
-      node_id: null,
-      superstep: null,
-      ts: now.toISOString(),
-      data: JSON.stringify({ status: "timeout", error: JSON.parse(error) }),
-    });
     this.#callbacks.kick();
     return true;
   }
@@ -499,5 +484,16 @@ function summary(row: Awaited<ReturnType<RunRepository["list"]>>[number]) {
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
+  };
+}
+
+/** The run_finished event of an ending the service records itself (cancel, expiry, timeout). */
+function finishedEvent(status: string, error: string, at: Date): ServiceEvent {
+  return {
+    type: "run_finished",
+    node_id: null,
+    superstep: null,
+    ts: at.toISOString(),
+    data: JSON.stringify({ status, error: JSON.parse(error) }),
   };
 }
