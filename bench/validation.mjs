@@ -1,4 +1,4 @@
-// Validation of adversarial documents at the size limits (1,000 nodes, 5,000 edges, 100,000-
+// Validation of adversarial documents at the size limits (2,000 nodes, 5,000 edges, 100,000-
 // character prompts, subgraphs nested five levels deep): how long each takes in-process, how long
 // it holds the event loop at most, and then whether a real studio keeps answering /api/health
 // while it validates them. Prints figures; asserts nothing.
@@ -46,6 +46,11 @@ function documents() {
     { doc: shapes.prompts(20, "{{ }".repeat(long / 4)) },
     { doc: shapes.prompts(20, `${"{{".repeat(long / 2 - 10)}{{ state.log }}`) },
     { doc: nested.top, saved: nested.saved, note: "5 levels × 1,000 Subgraph nodes" },
+    // At the node limit (DOCUMENT_LIMITS.nodes = 2,000).
+    { doc: shapes.skipChain(2000, 2, [0, 1999]), note: "at the 2,000-node limit" },
+    { doc: shapes.ladder(1000, 2, corners(1000, 2)), note: "at the 2,000-node limit" },
+    { doc: shapes.fanOut(1997, 1, true), note: "at the 2,000-node limit" },
+    { doc: shapes.routerMesh(1000, 3, 998), note: "at the 2,000-node limit" },
   ];
 }
 

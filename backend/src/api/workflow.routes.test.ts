@@ -52,6 +52,43 @@ describe("workflows and versions", () => {
     expect(list[0]).toMatchObject({ number: 1, author_id: owner.userId, restored_from: null });
   });
 
+  describe("the node limit", () => {
+    const chain = (count: number) => ({
+      name: `Chain of ${count}`,
+      nodes: Array.from({ length: count }, (_, i) => ({
+        id: `n${i}`,
+        type: "code",
+        position: { x: (i % 100) * 260, y: Math.floor(i / 100) * 160 },
+        data: { language: "javascript", code: "function main(state) {\n  return {};\n}" },
+      })),
+      edges: Array.from({ length: count - 1 }, (_, i) => ({ id: `e${i}`, source: `n${i}`, target: `n${i + 1}` })),
+    });
+
+    it("stores a 2,000-node workflow", async () => {
+      const created = await create(owner, chain(2000));
+      expect((created.document as { nodes: unknown[] }).nodes).toHaveLength(2000);
+    });
+
+    it("refuses 2,001 nodes with VALIDATION_FAILED on body.nodes and stores nothing", async () => {
+      const before = (
+        await studio.app.inject({ method: "GET", url: "/api/workflows?limit=100", headers: owner.auth })
+      ).json().data.length;
+      const response = await studio.app.inject({
+        method: "POST",
+        url: "/api/workflows",
+        headers: owner.auth,
+        payload: chain(2001),
+      });
+      expect(response.statusCode).toBe(422);
+      expect(response.json().error.code).toBe("VALIDATION_FAILED");
+      expect(response.json().error.details.map((d: { path: string }) => d.path)).toContain("body.nodes");
+      const after = (
+        await studio.app.inject({ method: "GET", url: "/api/workflows?limit=100", headers: owner.auth })
+      ).json().data.length;
+      expect(after).toBe(before);
+    });
+  });
+
   it("writes a version for each change and none for a save that changes nothing", async () => {
     const created = await create(owner);
     const unchanged = await studio.app.inject({

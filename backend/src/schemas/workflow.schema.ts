@@ -19,7 +19,7 @@ export const NODE_TYPES = [
 export const STATE_TYPES = ["string", "number", "boolean", "object", "list", "any"] as const;
 export const REDUCERS = ["replace", "append", "merge", "add"] as const;
 
-export const DOCUMENT_LIMITS = { nodes: 1000, edges: 5000, stateFields: 200, dataDepth: 64 } as const;
+export const DOCUMENT_LIMITS = { nodes: 2000, edges: 5000, stateFields: 200, dataDepth: 64 } as const;
 
 /** Nesting depth of arrays/objects, measured without recursion so hostile input cannot blow the stack. */
 export function nestingDepth(value: unknown, stopAt = DOCUMENT_LIMITS.dataDepth + 1): number {

@@ -18,7 +18,7 @@ describe("parsing a document in slices", () => {
     ["bad elements in every array", { name: "", state: [{ name: "__x" }], nodes: [{}], edges: [{ id: "e" }] }],
     ["an unknown key", { name: "x", extra: true }],
     ["arrays of the wrong type", { name: "x", nodes: "n", edges: {}, state: 3 }],
-    ["too many nodes", { name: "x", nodes: Array.from({ length: 1001 }, (_, i) => ({ id: `n${i}` })) }],
+    ["too many nodes", { name: "x", nodes: Array.from({ length: 2001 }, (_, i) => ({ id: `n${i}` })) }],
     ["too many edges and bad nodes", { name: "x", nodes: [{}], edges: Array.from({ length: 5001 }, () => ({})) }],
     ["not an object", [1, 2]],
     ["nothing", null],

@@ -18,6 +18,7 @@ import {
 import { type EditorUiStore, useEditorUiStore } from "../layout/editor-ui-store";
 import type { FlowEdge, FlowNode } from "./canvas-elements";
 import { reachable } from "./canvas-graph";
+import { type LayoutNode, layoutScope, placeAt } from "./layout-scope";
 import { runLayout } from "./run-layout";
 import { readClipboardText, writeClipboardText } from "./system-clipboard";
 
@@ -165,21 +166,25 @@ export function createCanvasActions(
       ui.getState().select({ nodeIds });
     },
     async layout() {
-      const measured = new Map(flow.getNodes().map((n) => [n.id, n]));
       const { document } = content();
-      const nodes = [...measured.values()]
+      const at = new Map(document.nodes.map((n) => [n.id, n.position]));
+      const nodes: LayoutNode[] = flow
+        .getNodes()
         .filter((n) => n.type === "workflow")
         .map((n) => ({
           id: n.id,
           width: n.measured?.width ?? NODE_SIZE.width,
           height: n.measured?.height ?? NODE_SIZE.height,
+          position: at.get(n.id) ?? n.position,
           fixed: n.type === "workflow" && n.data.implicit,
         }));
-      const input = { nodes, edges: document.edges.map((e) => ({ source: e.source, target: e.target })) };
+      // Two or more selected nodes: only they are laid out, where they are.
+      const { input, anchor } = layoutScope(nodes, document.edges, new Set(ui.getState().selectedNodeIds));
       // Larger graphs are laid out in the worker, off the main thread.
-      const positions = await runLayout(input, nodes.length > 50);
+      const positions = placeAt(await runLayout(input, input.nodes.length > 50), anchor);
       if (positions.length === 0) return;
-      if (run({ type: "apply-layout", positions })) requestAnimationFrame(() => flow.fitView({ duration: 200 }));
+      if (run({ type: "apply-layout", positions }) && !anchor)
+        requestAnimationFrame(() => flow.fitView({ duration: 200 }));
     },
     fit() {
       void flow.fitView({ duration: 200, padding: 0.15 });

@@ -93,3 +93,55 @@ describe("canvas elements", () => {
     expect(nodes.every((n) => n.draggable === false && n.deletable === false)).toBe(true);
   });
 });
+
+describe("canvas elements of a large workflow", () => {
+  const chain = (count: number, prefix: string) => ({
+    nodes: Array.from({ length: count }, (_, i) => ({
+      id: `${prefix}${i}`,
+      type: "code",
+      position: { x: (i % 100) * 260, y: Math.floor(i / 100) * 160 },
+      data: { label: `Step ${i}` },
+    })),
+    edges: Array.from({ length: count - 1 }, (_, i) => ({
+      id: `${prefix}e${i}`,
+      source: `${prefix}${i}`,
+      target: `${prefix}${i + 1}`,
+    })),
+  });
+
+  it("give new objects only to a pasted node's elements, and undoing the paste restores the very document", () => {
+    const store = createDocumentStore();
+    const big = chain(500, "n");
+    expect(store.getState().load({ workflowId: "w", version: 1, document: { name: "Big", ...big } }).ok).toBe(true);
+    const before = store.getState().content;
+    const nodes0 = buildNodes(inputs(before), new Map());
+    const edges0 = buildEdges(inputs(before), nodes0, new Map(), describeEdge);
+
+    const clip = chain(100, "p");
+    const pasted = store.getState().dispatch({ type: "paste", text: JSON.stringify({ ...clip, state: [] }) });
+    expect(pasted.ok).toBe(true);
+    const afterPaste = store.getState().content;
+    const nodes1 = buildNodes(inputs(afterPaste), byId(nodes0));
+    const edges1 = buildEdges(inputs(afterPaste), nodes1, byId(edges0), describeEdge);
+    const old = new Set(nodes0.map((n) => n.id));
+    const rebuilt = nodes1.filter((n) => old.has(n.id) && n !== byId(nodes0).get(n.id)).map((n) => n.id);
+    // Only the implicit Start and End, which sit beside the drawn nodes, follow the new ones.
+    expect(rebuilt.sort()).toEqual(["end", "start"]);
+    expect(nodes1.length - nodes0.length).toBe(100);
+    expect(edges1.filter((e) => e !== byId(edges0).get(e.id))).toHaveLength(99);
+
+    expect(store.getState().undo()).toBe(true);
+    // The history gives back the object it kept: nothing is rebuilt or copied.
+    expect(store.getState().content).toBe(before);
+    const nodes2 = buildNodes(inputs(store.getState().content), byId(nodes1));
+    const edges2 = buildEdges(inputs(store.getState().content), nodes2, byId(edges1), describeEdge);
+    expect(nodes2.map((n) => n.id)).toEqual(nodes0.map((n) => n.id));
+    expect(
+      nodes2
+        .filter((n) => n !== byId(nodes1).get(n.id))
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual(["end", "start"]);
+    expect(edges2.every((e, i) => e === edges1[i])).toBe(true);
+  });
+});

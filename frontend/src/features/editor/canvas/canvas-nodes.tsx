@@ -1,6 +1,9 @@
-// How a node and a note look on the canvas. Memoised: React Flow hands each one its own node
-// object, and the element builder keeps that object while nothing about the node changed, so
-// panning or moving one node never re-renders the others.
+// How a node and a note look on the canvas. Memoised on what they draw (not on where they are):
+// React Flow hands each one its own node object, and the element builder keeps that object while
+// nothing about the node changed, so panning never re-renders a node, and dragging moves the
+// node's wrapper without re-rendering its content. At low zoom the canvas hides the parts marked
+// `canvas-detail` (text, icons, handles) with one CSS class, so a zoomed-out view of hundreds of
+// nodes paints boxes, not text, without re-rendering or re-measuring any node.
 import { Handle, type NodeProps, NodeResizer, Position } from "@xyflow/react";
 import { CircleAlertIcon } from "lucide-react";
 import { memo, useEffect, useState } from "react";
@@ -8,6 +11,7 @@ import { useTranslation } from "react-i18next";
 import { cn } from "@/lib/utils";
 import { type NoteColor, useDispatch } from "../document";
 import type { NoteFlowNode, WorkflowFlowNode } from "./canvas-elements";
+import { useCanvasText } from "./canvas-text";
 import { NODE_ACCENTS, NODE_ICONS } from "./node-icons";
 
 const MARK_CLASSES = {
@@ -18,17 +22,25 @@ const MARK_CLASSES = {
 
 const HANDLE_CLASS = "!size-3 !border-2 !border-background !bg-muted-foreground";
 
-export const WorkflowNodeView = memo(function WorkflowNodeView({ id, data, selected }: NodeProps<WorkflowFlowNode>) {
-  const { t } = useTranslation();
+/** Props a node's drawing depends on: its position (which changes on every frame of a drag) is not one. */
+export function sameDrawing<P extends { id: string; data: unknown; selected?: boolean; isConnectable?: boolean }>(
+  a: P,
+  b: P,
+): boolean {
+  return a.id === b.id && a.data === b.data && a.selected === b.selected && a.isConnectable === b.isConnectable;
+}
+
+function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>) {
+  const text = useCanvasText();
   const { node, handles, problems, mark, implicit } = data;
   const Icon = NODE_ICONS[node.type];
-  const typeName = t(`editor.nodeTypes.${node.type}.name`);
+  const typeName = text.typeName(node.type);
   const custom = typeof node.data.label === "string" && node.data.label !== "" ? node.data.label : undefined;
   const labelled = handles.some((h) => h.label !== undefined);
   return (
     <div
       className={cn(
-        "relative w-52 rounded-lg border-2 bg-card text-card-foreground shadow-sm",
+        "canvas-node relative w-52 rounded-lg border-2 bg-card text-card-foreground shadow-sm",
         selected ? "border-primary" : "border-border",
         problems > 0 && "border-destructive",
         implicit && "border-dashed",
@@ -39,51 +51,43 @@ export const WorkflowNodeView = memo(function WorkflowNodeView({ id, data, selec
       data-implicit={implicit ? "true" : undefined}
     >
       {node.type !== "start" && (
-        <Handle
-          type="target"
-          id="in"
-          position={Position.Left}
-          className={HANDLE_CLASS}
-          title={t("editor.canvas.inputHandle")}
-        />
+        <Handle type="target" id="in" position={Position.Left} className={HANDLE_CLASS} title={text.inputHandle} />
       )}
-      <div className="flex items-center gap-2 px-3 py-2">
+      <div className="canvas-detail flex items-center gap-2 px-3 py-2">
         <Icon className={cn("size-4 shrink-0", NODE_ACCENTS[node.type])} aria-hidden />
         <div className="min-w-0 flex-1">
           <div className="truncate text-sm font-medium" title={custom ?? typeName}>
             {custom ?? typeName}
           </div>
           <div className="truncate text-xs text-muted-foreground">
-            {custom ? `${typeName} · ${id}` : implicit ? t("editor.canvas.implicit") : id}
+            {custom ? `${typeName} · ${id}` : implicit ? text.implicit : id}
           </div>
         </div>
         {problems > 0 && (
           <span className="shrink-0 text-destructive" data-testid={`canvas-node-problem-${id}`}>
             <CircleAlertIcon className="size-4" aria-hidden />
-            <span className="sr-only">{t("editor.canvas.problems", { count: problems })}</span>
+            <span className="sr-only">{text.problems(problems)}</span>
           </span>
         )}
       </div>
       {mark && (
-        <div className="border-t px-3 py-0.5 text-xs font-medium" data-testid={`canvas-node-mark-${id}`}>
-          {t(`editor.canvas.mark.${mark}`)}
+        <div className="canvas-detail border-t px-3 py-0.5 text-xs font-medium" data-testid={`canvas-node-mark-${id}`}>
+          {text.mark(mark)}
         </div>
       )}
       {labelled ? (
-        <div className="border-t py-1">
+        <div className="canvas-detail border-t py-1">
           {handles.map((h) => (
             <div key={h.id} className="relative flex h-6 items-center justify-end pr-4 text-xs">
               <span className={cn("truncate", h.stale ? "text-destructive line-through" : "text-muted-foreground")}>
-                {h.label ?? t("editor.canvas.unlabelled")}
+                {h.label ?? text.unlabelled}
               </span>
               <Handle
                 type="source"
                 id={h.id}
                 position={Position.Right}
                 className={HANDLE_CLASS}
-                title={t("editor.canvas.outputHandleLabelled", {
-                  label: h.label ?? t("editor.canvas.unlabelled"),
-                })}
+                title={text.outputHandleLabelled(h.label ?? text.unlabelled)}
               />
             </div>
           ))}
@@ -96,13 +100,15 @@ export const WorkflowNodeView = memo(function WorkflowNodeView({ id, data, selec
             id={h.id}
             position={Position.Right}
             className={HANDLE_CLASS}
-            title={t("editor.canvas.outputHandle")}
+            title={text.outputHandle}
           />
         ))
       )}
     </div>
   );
-});
+}
+
+export const WorkflowNodeView = memo(WorkflowNodeDrawing, sameDrawing);
 
 const NOTE_BG: Record<NoteColor, string> = {
   yellow: "bg-amber-100 text-amber-950 dark:bg-amber-900/60 dark:text-amber-50",
@@ -114,7 +120,7 @@ const NOTE_BG: Record<NoteColor, string> = {
 
 const NOTE_COLORS = Object.keys(NOTE_BG) as NoteColor[];
 
-export const NoteNodeView = memo(function NoteNodeView({ id, data, selected }: NodeProps<NoteFlowNode>) {
+function NoteDrawing({ id, data, selected }: NodeProps<NoteFlowNode>) {
   const { t } = useTranslation();
   const dispatch = useDispatch();
   const { note, readOnly } = data;
@@ -168,4 +174,6 @@ export const NoteNodeView = memo(function NoteNodeView({ id, data, selected }: N
       )}
     </div>
   );
-});
+}
+
+export const NoteNodeView = memo(NoteDrawing, sameDrawing);

@@ -14,6 +14,8 @@ import { NODE_ICONS, PALETTE_TYPES } from "./node-icons";
 
 type Mode = "root" | "connect";
 const CONNECT_KEY = "C";
+const NO_NODES: readonly WorkflowNode[] = [];
+const NO_FIELDS: readonly string[] = [];
 
 export interface CommandPaletteProps {
   open: boolean;
@@ -63,8 +65,12 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
   }
   const doc = useDocumentStore();
   const ui = useEditorUiStore();
-  const nodes = useDocument((s) => s.content.document.nodes);
-  const fields = useDocument(useShallow((s) => s.content.document.state.map((f) => `${f.name}\u0000${f.type}`)));
+  // Closed, the palette reads nothing of the document and builds none of its entries, so an edit
+  // (or a drag frame) of a large workflow does not rebuild hundreds of entries no one sees.
+  const nodes = useDocument((s) => (open ? s.content.document.nodes : NO_NODES));
+  const fields = useDocument(
+    useShallow((s) => (open ? s.content.document.state.map((f) => `${f.name}\u0000${f.type}`) : NO_FIELDS)),
+  );
   const close = () => onOpenChange(false);
   const runAndClose = (fn: () => void) => () => {
     close();
@@ -114,143 +120,154 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
         }
       }}
     >
-      <DialogPrimitive.Title className="sr-only">{t("editor.canvas.palette.title")}</DialogPrimitive.Title>
-      <DialogPrimitive.Description className="sr-only">
-        {t("editor.canvas.palette.description")}
-      </DialogPrimitive.Description>
-      <Command.Input
-        value={search}
-        onValueChange={setSearch}
-        placeholder={
-          page === "connect" ? t("editor.canvas.palette.connectPlaceholder") : t("editor.canvas.palette.placeholder")
-        }
-        aria-label={
-          page === "connect" ? t("editor.canvas.palette.connectPlaceholder") : t("editor.canvas.palette.placeholder")
-        }
-        className="w-full border-b bg-transparent px-3 py-2.5 text-sm outline-none"
-        data-testid="command-palette-input"
-      />
-      <Command.List className="max-h-96 overflow-y-auto p-1" data-testid="command-palette-list">
-        <Command.Empty className="px-3 py-4 text-sm text-muted-foreground">
-          {t("editor.canvas.palette.empty")}
-        </Command.Empty>
-        {page === "connect" ? (
-          <Command.Group heading={t("editor.canvas.palette.connectFrom", { source: sourceId ?? "" })} className={GROUP}>
-            {connectTargets.map(({ target, label }) => {
-              const Icon = NODE_ICONS[target.type];
-              return (
-                <Command.Item
-                  key={`${target.id}:${label ?? ""}`}
-                  value={`${nodeName(target)} ${target.id} ${label ?? ""} connect:${target.id}:${label ?? ""}`}
-                  className={ITEM}
-                  onSelect={runAndClose(() => {
-                    if (sourceId) actions.connect(sourceId, target.id, label);
-                  })}
-                >
-                  <Icon className="size-4 text-muted-foreground" aria-hidden />
-                  <span className="flex-1 truncate">
-                    {label
-                      ? t("editor.canvas.palette.connectLabelled", { label, target: nodeName(target) })
-                      : nodeName(target)}
-                  </span>
-                  <span className="text-xs text-muted-foreground">{target.id}</span>
-                </Command.Item>
-              );
-            })}
-          </Command.Group>
-        ) : (
-          <>
-            <Command.Group heading={t("editor.canvas.palette.addNode")} className={GROUP}>
-              {PALETTE_TYPES.map((type) => {
-                const Icon = NODE_ICONS[type];
-                const name = t(`editor.nodeTypes.${type}.name`);
-                return (
-                  <Command.Item
-                    key={type}
-                    value={`${t("editor.canvas.palette.addType", { type: name })} add:${type}`}
-                    keywords={[t("editor.canvas.palette.addKeyword")]}
-                    className={ITEM}
-                    disabled={readOnly}
-                    onSelect={runAndClose(() => actions.addNode(type))}
-                  >
-                    <Icon className="size-4 text-muted-foreground" aria-hidden />
-                    {t("editor.canvas.palette.addType", { type: name })}
-                  </Command.Item>
-                );
-              })}
-            </Command.Group>
-            <Command.Group heading={t("editor.canvas.palette.actions")} className={GROUP}>
-              {action("undo", actions.undo, { edits: true, shortcut: "Ctrl+Z" })}
-              {action("redo", actions.redo, { edits: true, shortcut: "Ctrl+Shift+Z" })}
-              <Command.Item
-                value={`${t("editor.canvas.shortcuts.actions.connect")} action:connect`}
-                className={ITEM}
-                disabled={readOnly || !sourceId}
-                onSelect={() => {
-                  setSearch("");
-                  setPage("connect");
-                }}
+      {open && (
+        <>
+          <DialogPrimitive.Title className="sr-only">{t("editor.canvas.palette.title")}</DialogPrimitive.Title>
+          <DialogPrimitive.Description className="sr-only">
+            {t("editor.canvas.palette.description")}
+          </DialogPrimitive.Description>
+          <Command.Input
+            value={search}
+            onValueChange={setSearch}
+            placeholder={
+              page === "connect"
+                ? t("editor.canvas.palette.connectPlaceholder")
+                : t("editor.canvas.palette.placeholder")
+            }
+            aria-label={
+              page === "connect"
+                ? t("editor.canvas.palette.connectPlaceholder")
+                : t("editor.canvas.palette.placeholder")
+            }
+            className="w-full border-b bg-transparent px-3 py-2.5 text-sm outline-none"
+            data-testid="command-palette-input"
+          />
+          <Command.List className="max-h-96 overflow-y-auto p-1" data-testid="command-palette-list">
+            <Command.Empty className="px-3 py-4 text-sm text-muted-foreground">
+              {t("editor.canvas.palette.empty")}
+            </Command.Empty>
+            {page === "connect" ? (
+              <Command.Group
+                heading={t("editor.canvas.palette.connectFrom", { source: sourceId ?? "" })}
+                className={GROUP}
               >
-                <span className="flex-1">{t("editor.canvas.shortcuts.actions.connect")}</span>
-                <kbd className="font-mono text-xs text-muted-foreground">{CONNECT_KEY}</kbd>
-              </Command.Item>
-              {action("layout", () => void actions.layout(), { edits: true, shortcut: "Shift+L" })}
-              {action("fit", actions.fit, { shortcut: "Shift+1" })}
-              {action("zoomIn", actions.zoomIn, { shortcut: "+" })}
-              {action("zoomOut", actions.zoomOut, { shortcut: "-" })}
-              {action("copy", () => void actions.copy(), { shortcut: "Ctrl+C" })}
-              {action("cut", () => void actions.cut(), { edits: true, shortcut: "Ctrl+X" })}
-              {action("paste", () => void actions.paste(), { edits: true, shortcut: "Ctrl+V" })}
-              {action("duplicate", actions.duplicate, { edits: true, shortcut: "Ctrl+D" })}
-              {action("delete", actions.remove, { edits: true, shortcut: "Delete" })}
-              {action("selectAll", actions.selectAll, { shortcut: "Ctrl+A" })}
-              {action("selectUpstream", () => actions.selectReachable("upstream"), { shortcut: "Shift+←" })}
-              {action("selectDownstream", () => actions.selectReachable("downstream"), { shortcut: "Shift+→" })}
-              {action("addNote", () => actions.addNote(), { edits: true, shortcut: "Shift+N" })}
-              {action("shortcuts", onShowShortcuts, { shortcut: "?" })}
-            </Command.Group>
-            {fields.length > 0 && (
-              <Command.Group heading={t("editor.canvas.palette.stateFields")} className={GROUP}>
-                {fields.map((entry) => {
-                  const [name, type] = entry.split("\u0000");
+                {connectTargets.map(({ target, label }) => {
+                  const Icon = NODE_ICONS[target.type];
                   return (
                     <Command.Item
-                      key={name}
-                      value={`${name} field:${name}`}
+                      key={`${target.id}:${label ?? ""}`}
+                      value={`${nodeName(target)} ${target.id} ${label ?? ""} connect:${target.id}:${label ?? ""}`}
                       className={ITEM}
-                      onSelect={runAndClose(() => ui.getState().openPanel("state"))}
-                    >
-                      <span className="flex-1 font-mono">{name}</span>
-                      <span className="text-xs text-muted-foreground">{type}</span>
-                    </Command.Item>
-                  );
-                })}
-              </Command.Group>
-            )}
-            {nodes.length > 0 && (
-              <Command.Group heading={t("editor.canvas.palette.goTo")} className={GROUP}>
-                {nodes.map((node) => {
-                  const Icon = NODE_ICONS[node.type];
-                  return (
-                    <Command.Item
-                      key={node.id}
-                      value={`${nodeName(node)} ${node.id} node:${node.id}`}
-                      data-testid={`palette-node-${node.id}`}
-                      keywords={nodeKeywords(node, t(`editor.nodeTypes.${node.type}.name`))}
-                      className={ITEM}
-                      onSelect={runAndClose(() => ui.getState().focusNode(node.id))}
+                      onSelect={runAndClose(() => {
+                        if (sourceId) actions.connect(sourceId, target.id, label);
+                      })}
                     >
                       <Icon className="size-4 text-muted-foreground" aria-hidden />
-                      <span className="flex-1 truncate">{nodeName(node)}</span>
-                      <span className="text-xs text-muted-foreground">{node.id}</span>
+                      <span className="flex-1 truncate">
+                        {label
+                          ? t("editor.canvas.palette.connectLabelled", { label, target: nodeName(target) })
+                          : nodeName(target)}
+                      </span>
+                      <span className="text-xs text-muted-foreground">{target.id}</span>
                     </Command.Item>
                   );
                 })}
               </Command.Group>
+            ) : (
+              <>
+                <Command.Group heading={t("editor.canvas.palette.addNode")} className={GROUP}>
+                  {PALETTE_TYPES.map((type) => {
+                    const Icon = NODE_ICONS[type];
+                    const name = t(`editor.nodeTypes.${type}.name`);
+                    return (
+                      <Command.Item
+                        key={type}
+                        value={`${t("editor.canvas.palette.addType", { type: name })} add:${type}`}
+                        keywords={[t("editor.canvas.palette.addKeyword")]}
+                        className={ITEM}
+                        disabled={readOnly}
+                        onSelect={runAndClose(() => actions.addNode(type))}
+                      >
+                        <Icon className="size-4 text-muted-foreground" aria-hidden />
+                        {t("editor.canvas.palette.addType", { type: name })}
+                      </Command.Item>
+                    );
+                  })}
+                </Command.Group>
+                <Command.Group heading={t("editor.canvas.palette.actions")} className={GROUP}>
+                  {action("undo", actions.undo, { edits: true, shortcut: "Ctrl+Z" })}
+                  {action("redo", actions.redo, { edits: true, shortcut: "Ctrl+Shift+Z" })}
+                  <Command.Item
+                    value={`${t("editor.canvas.shortcuts.actions.connect")} action:connect`}
+                    className={ITEM}
+                    disabled={readOnly || !sourceId}
+                    onSelect={() => {
+                      setSearch("");
+                      setPage("connect");
+                    }}
+                  >
+                    <span className="flex-1">{t("editor.canvas.shortcuts.actions.connect")}</span>
+                    <kbd className="font-mono text-xs text-muted-foreground">{CONNECT_KEY}</kbd>
+                  </Command.Item>
+                  {action("layout", () => void actions.layout(), { edits: true, shortcut: "Shift+L" })}
+                  {action("fit", actions.fit, { shortcut: "Shift+1" })}
+                  {action("zoomIn", actions.zoomIn, { shortcut: "+" })}
+                  {action("zoomOut", actions.zoomOut, { shortcut: "-" })}
+                  {action("copy", () => void actions.copy(), { shortcut: "Ctrl+C" })}
+                  {action("cut", () => void actions.cut(), { edits: true, shortcut: "Ctrl+X" })}
+                  {action("paste", () => void actions.paste(), { edits: true, shortcut: "Ctrl+V" })}
+                  {action("duplicate", actions.duplicate, { edits: true, shortcut: "Ctrl+D" })}
+                  {action("delete", actions.remove, { edits: true, shortcut: "Delete" })}
+                  {action("selectAll", actions.selectAll, { shortcut: "Ctrl+A" })}
+                  {action("selectUpstream", () => actions.selectReachable("upstream"), { shortcut: "Shift+←" })}
+                  {action("selectDownstream", () => actions.selectReachable("downstream"), { shortcut: "Shift+→" })}
+                  {action("addNote", () => actions.addNote(), { edits: true, shortcut: "Shift+N" })}
+                  {action("shortcuts", onShowShortcuts, { shortcut: "?" })}
+                </Command.Group>
+                {fields.length > 0 && (
+                  <Command.Group heading={t("editor.canvas.palette.stateFields")} className={GROUP}>
+                    {fields.map((entry) => {
+                      const [name, type] = entry.split("\u0000");
+                      return (
+                        <Command.Item
+                          key={name}
+                          value={`${name} field:${name}`}
+                          className={ITEM}
+                          onSelect={runAndClose(() => ui.getState().openPanel("state"))}
+                        >
+                          <span className="flex-1 font-mono">{name}</span>
+                          <span className="text-xs text-muted-foreground">{type}</span>
+                        </Command.Item>
+                      );
+                    })}
+                  </Command.Group>
+                )}
+                {nodes.length > 0 && (
+                  <Command.Group heading={t("editor.canvas.palette.goTo")} className={GROUP}>
+                    {nodes.map((node) => {
+                      const Icon = NODE_ICONS[node.type];
+                      return (
+                        <Command.Item
+                          key={node.id}
+                          value={`${nodeName(node)} ${node.id} node:${node.id}`}
+                          data-testid={`palette-node-${node.id}`}
+                          keywords={nodeKeywords(node, t(`editor.nodeTypes.${node.type}.name`))}
+                          className={ITEM}
+                          onSelect={runAndClose(() => ui.getState().focusNode(node.id))}
+                        >
+                          <Icon className="size-4 text-muted-foreground" aria-hidden />
+                          <span className="flex-1 truncate">{nodeName(node)}</span>
+                          <span className="text-xs text-muted-foreground">{node.id}</span>
+                        </Command.Item>
+                      );
+                    })}
+                  </Command.Group>
+                )}
+              </>
             )}
-          </>
-        )}
-      </Command.List>
+          </Command.List>
+        </>
+      )}
     </Command.Dialog>
   );
 }

@@ -14,6 +14,7 @@ import {
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
+  useStore,
 } from "@xyflow/react";
 import { type DragEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -34,11 +35,14 @@ import { buildEdges, buildNodes, type FlowEdge, type FlowNode } from "./canvas-e
 import { handleLabel } from "./canvas-graph";
 import { type CanvasOverlay, useCanvasKeys } from "./canvas-keys";
 import { NoteNodeView, WorkflowNodeView } from "./canvas-nodes";
+import { CanvasTextContext, canvasText } from "./canvas-text";
 import { CommandPalette } from "./command-palette";
 import { PALETTE_TYPES } from "./node-icons";
 import { ShortcutSheet } from "./shortcut-sheet";
 
 const NODE_TYPES_VIEW = { workflow: WorkflowNodeView, note: NoteNodeView };
+/** Below this zoom a node's text is under 5 px high: nodes are drawn as boxes and the grid is left out. */
+export const LOW_DETAIL_ZOOM = 0.35;
 const NUDGE_GROUP = "canvas-nudge";
 
 export function WorkflowCanvas() {
@@ -67,12 +71,21 @@ function CanvasView() {
   const problems = useEditorUi((s) => s.problems);
   const marks = useEditorUi((s) => s.compareMarks);
   const focusRequest = useEditorUi((s) => s.focusRequest);
+  // Re-renders only when the zoom crosses the threshold, not on every frame of a zoom.
+  const lowDetail = useStore((s) => s.transform[2] < LOW_DETAIL_ZOOM);
 
   const [nodes, setNodes] = useState<FlowNode[]>([]);
   const [edges, setEdges] = useState<FlowEdge[]>([]);
   const [overlay, setOverlay] = useState<CanvasOverlay | null>(null);
   const dragging = useRef(false);
+  const container = useRef<HTMLDivElement>(null);
+  // While the view moves, the viewport is its own compositor layer, so a pan moves a painted
+  // picture instead of repainting every node and edge each frame; it is painted sharp again when
+  // the move ends. Set on the element directly: no React render per gesture.
+  const onMoveStart = useCallback(() => container.current?.setAttribute("data-moving", "true"), []);
+  const onMoveEnd = useCallback(() => container.current?.removeAttribute("data-moving"), []);
 
+  const text = useMemo(() => canvasText(t), [t]);
   const describeEdge = useCallback(
     (edge: WorkflowEdge, count: number, mark: CompareMark | undefined) => {
       const parts = [
@@ -226,46 +239,52 @@ function CanvasView() {
 
   return (
     <div
+      ref={container}
       className="absolute inset-0"
       data-canvas-scope
       data-testid="workflow-canvas"
       data-read-only={readOnly ? "true" : "false"}
+      data-detail={lowDetail ? "low" : "full"}
     >
       <h2 className="sr-only">{t("editor.canvas.title")}</h2>
-      <ReactFlow<FlowNode, FlowEdge>
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={NODE_TYPES_VIEW}
-        onNodesChange={onNodesChange}
-        onEdgesChange={onEdgesChange}
-        onConnect={onConnect}
-        isValidConnection={isValidConnection}
-        onNodeDragStart={() => {
-          dragging.current = true;
-        }}
-        onSelectionDragStart={() => {
-          dragging.current = true;
-        }}
-        onDragOver={onDragOver}
-        onDrop={onDrop}
-        nodesDraggable={!readOnly}
-        nodesConnectable={!readOnly}
-        edgesReconnectable={false}
-        deleteKeyCode={null}
-        selectionKeyCode="Shift"
-        multiSelectionKeyCode={["Shift", "Control", "Meta"]}
-        colorMode={resolved}
-        onlyRenderVisibleElements
-        minZoom={0.05}
-        maxZoom={2.5}
-        fitView
-        ariaLabelConfig={ariaLabels}
-        proOptions={{ hideAttribution: true }}
-      >
-        <Background gap={20} />
-        <MiniMap pannable zoomable className="!bg-card" />
-        <Controls showInteractive={false} />
-      </ReactFlow>
+      <CanvasTextContext.Provider value={text}>
+        <ReactFlow<FlowNode, FlowEdge>
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={NODE_TYPES_VIEW}
+          onNodesChange={onNodesChange}
+          onEdgesChange={onEdgesChange}
+          onConnect={onConnect}
+          isValidConnection={isValidConnection}
+          onNodeDragStart={() => {
+            dragging.current = true;
+          }}
+          onSelectionDragStart={() => {
+            dragging.current = true;
+          }}
+          onMoveStart={onMoveStart}
+          onMoveEnd={onMoveEnd}
+          onDragOver={onDragOver}
+          onDrop={onDrop}
+          nodesDraggable={!readOnly}
+          nodesConnectable={!readOnly}
+          edgesReconnectable={false}
+          deleteKeyCode={null}
+          selectionKeyCode="Shift"
+          multiSelectionKeyCode={["Shift", "Control", "Meta"]}
+          colorMode={resolved}
+          onlyRenderVisibleElements={!lowDetail}
+          minZoom={0.05}
+          maxZoom={2.5}
+          fitView
+          ariaLabelConfig={ariaLabels}
+          proOptions={{ hideAttribution: true }}
+        >
+          {!lowDetail && <Background gap={20} />}
+          <MiniMap pannable zoomable className="!bg-card" />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </CanvasTextContext.Provider>
       {readOnly && preview && (
         <div
           className="pointer-events-none absolute top-2 left-1/2 -translate-x-1/2 rounded-md border bg-card px-3 py-1 text-xs font-medium shadow-sm"

@@ -236,15 +236,17 @@ describe("a 5 MB document", () => {
     expect(store.getState().dispatch({ type: "rename-state-field", from: "question", to: "query" }).ok).toBe(true);
     expect(store.getState().content.document.nodes[500]?.data.prompt).toContain("{{state.query}}");
     expect(store.getState().dispatch({ type: "move-nodes", positions: [{ id: "n3", x: 1, y: 1 }] }).ok).toBe(true);
-    // Pasting all of it again would pass the 1,000-node limit: refused with a code.
+    // Pasting all of it once more fits the 2,000-node limit; twice would pass it: refused with a code.
     const copy = copySelection(
       store.getState().content,
       store.getState().content.document.nodes.map((n) => n.id),
     );
+    expect(store.getState().dispatch({ type: "paste", text: copy }).ok).toBe(true);
     expect(store.getState().dispatch({ type: "paste", text: copy })).toEqual({
       ok: false,
-      error: { code: "EDITOR_TOO_MANY_NODES", params: { max: 1000 } },
+      error: { code: "EDITOR_TOO_MANY_NODES", params: { max: 2000 } },
     });
+    store.getState().undo();
     store.getState().undo();
     store.getState().undo();
     expect(contentText(store)).toBe(before);

@@ -154,14 +154,14 @@ describe("copy and paste", () => {
     [
       "more nodes than a workflow may hold",
       JSON.stringify({
-        nodes: Array.from({ length: 1001 }, (_, i) => ({
+        nodes: Array.from({ length: 2001 }, (_, i) => ({
           id: `n${i}`,
           type: "join",
           position: { x: 0, y: 0 },
           data: {},
         })),
       }),
-      { code: "EDITOR_TOO_MANY_NODES", params: { max: 1000 } },
+      { code: "EDITOR_TOO_MANY_NODES", params: { max: 2000 } },
     ],
     [
       "text over the size limit",
@@ -178,12 +178,17 @@ describe("copy and paste", () => {
 
   it("refuses a paste that would take the workflow past its node limit", () => {
     const many = {
-      nodes: Array.from({ length: 999 }, (_, i) => ({ id: `n${i}`, type: "join", position: { x: i, y: 0 }, data: {} })),
+      nodes: Array.from({ length: 1999 }, (_, i) => ({
+        id: `n${i}`,
+        type: "join",
+        position: { x: i, y: 0 },
+        data: {},
+      })),
     };
     const store = loadedStore();
     expect(store.getState().dispatch({ type: "paste", text: JSON.stringify(many) })).toEqual({
       ok: false,
-      error: { code: "EDITOR_TOO_MANY_NODES", params: { max: 1000 } },
+      error: { code: "EDITOR_TOO_MANY_NODES", params: { max: 2000 } },
     });
   });
 });
