@@ -1,7 +1,7 @@
 // The shared code editor (CodeMirror 6) for JavaScript, Python, JSON and {{…}} templates, in
 // settings fields and for the JSON view's whole document. CodeMirror is its own chunk, loaded the
 // first time an editor is shown. A settings field first draws a plain text area of the same height
-// with its text, and makes its CodeMirror view in a task of its own after that frame is painted:
+// with its text, and makes its CodeMirror view in a task of its own once the browser is idle:
 // selecting a node shows its settings at once, and a form with several editors does not build them
 // all in one long task. Focusing the text area makes the view at once (and focuses it).
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
@@ -12,21 +12,30 @@ export type { ReferenceScope } from "./reference-completions";
 
 const CodeMirrorEditor = lazy(() => import("./code-mirror-editor"));
 
+/** Runs `fn` once the browser has painted and has nothing more urgent to do (at the latest after
+ * 300 ms); returns the cancel function. Browsers without requestIdleCallback wait for a frame. */
+function whenIdle(fn: () => void): () => void {
+  if (typeof window.requestIdleCallback === "function") {
+    const handle = window.requestIdleCallback(fn, { timeout: 300 });
+    return () => window.cancelIdleCallback(handle);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const frame = requestAnimationFrame(() => {
+    timer = setTimeout(fn, 0);
+  });
+  return () => {
+    cancelAnimationFrame(frame);
+    if (timer !== undefined) clearTimeout(timer);
+  };
+}
+
 export function CodeEditor(props: CodeEditorProps) {
   const document = props.variant === "document";
   const [live, setLive] = useState(document);
   const focusOnMount = useRef(false);
   useEffect(() => {
     if (live) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // After the frame that shows the stand-in is painted.
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => setLive(true), 0);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      if (timer !== undefined) clearTimeout(timer);
-    };
+    return whenIdle(() => setLive(true));
   }, [live]);
   const lines = Math.max(1, props.minLines ?? 3);
   const standIn = document ? (

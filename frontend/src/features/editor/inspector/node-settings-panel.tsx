@@ -2,7 +2,8 @@
 // Schema the backend validates the node's settings with (GET /api/node-types). Nothing selected:
 // a hint and a node picker; several nodes: how many.
 import { useQuery } from "@tanstack/react-query";
-import { useId, useMemo, useState } from "react";
+import type { TFunction } from "i18next";
+import { type ReactNode, useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useShallow } from "zustand/react/shallow";
 import { Alert, AlertDescription } from "@/components/ui/alert";
@@ -58,24 +59,27 @@ export function nodeName(node: Pick<WorkflowNode, "id" | "data">): string {
   return typeof label === "string" && label.trim() !== "" ? label : node.id;
 }
 
+/** The picker's options, kept per node list and language: drawn again only when the nodes change,
+ * not each time the picker shows (500 options cost 1,000 translations). */
+const pickerCache = new WeakMap<readonly WorkflowNode[], { t: TFunction; options: ReactNode[] }>();
+function pickerOptions(nodes: readonly WorkflowNode[], t: TFunction): ReactNode[] {
+  const kept = pickerCache.get(nodes);
+  if (kept && kept.t === t) return kept.options;
+  const options = nodes.map((node) => (
+    <option key={node.id} value={node.id}>
+      {t("editor.inspector.pickNodeOption", { name: nodeName(node), type: t(`editor.nodeTypes.${node.type}.name`) })}
+    </option>
+  ));
+  pickerCache.set(nodes, { t, options });
+  return options;
+}
+
 function NodePicker() {
   const { t } = useTranslation();
   const id = useId();
   const all = useDocument(selectNodes);
   const select = useEditorUi((s) => s.select);
-  // Drawn again only when the nodes change (not on each render): 500 options cost 1,000 translations.
-  const options = useMemo(
-    () =>
-      all.map((node) => (
-        <option key={node.id} value={node.id}>
-          {t("editor.inspector.pickNodeOption", {
-            name: nodeName(node),
-            type: t(`editor.nodeTypes.${node.type}.name`),
-          })}
-        </option>
-      )),
-    [all, t],
-  );
+  const options = pickerOptions(all, t);
   return (
     <div className="grid gap-3 p-4">
       <p className="text-sm text-muted-foreground" data-testid="settings-hint">
