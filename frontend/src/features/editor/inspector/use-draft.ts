@@ -31,11 +31,15 @@ export function useDraft<T>(value: T, write: (value: T) => void): Draft<T> {
     const onVisibility = () => {
       if (document.visibilityState === "hidden") committer.flush();
     };
-    window.addEventListener("pagehide", flush);
-    document.addEventListener("visibilitychange", onVisibility);
+    // In the capture phase, so the text is in the document before the leave guard asks whether
+    // anything is unsaved and before the journal writes on the way out (both listen without it).
+    window.addEventListener("beforeunload", flush, true);
+    window.addEventListener("pagehide", flush, true);
+    document.addEventListener("visibilitychange", onVisibility, true);
     return () => {
-      window.removeEventListener("pagehide", flush);
-      document.removeEventListener("visibilitychange", onVisibility);
+      window.removeEventListener("beforeunload", flush, true);
+      window.removeEventListener("pagehide", flush, true);
+      document.removeEventListener("visibilitychange", onVisibility, true);
       committer.flush();
     };
   }, [committer]);
