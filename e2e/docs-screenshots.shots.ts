@@ -2,35 +2,18 @@
 // `npm run docs:screenshots` (after `npm run build`). Not a test: it writes into docs/images/.
 import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, it } from "vitest";
-import { launchBrowser } from "./browser.js";
-import {
-  api,
-  type E2EStudio,
-  type Lang,
-  OWNER,
-  openContext,
-  ownerToken,
-  startE2EStudio,
-  storeSession,
-} from "./studio.js";
+import type { Page } from "playwright-core";
+import { beforeAll, it } from "vitest";
+import { api, type Lang, OWNER, openContext, ownerToken, storeSession } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
 
 const IMAGES = fileURLToPath(new URL("../docs/images/", import.meta.url));
 const EXAMPLES = ["hello", "triage", "fan-out-join", "for-each", "http-tool"];
 
-let studio: E2EStudio;
-let browser: Browser;
+const suite = studioSuite({ owner: false });
 
 beforeAll(async () => {
   mkdirSync(IMAGES, { recursive: true });
-  studio = await startE2EStudio();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await studio?.stop();
 });
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -39,8 +22,11 @@ async function shot(page: Page, name: string): Promise<void> {
 
 it("takes the screenshots of the editor's guide", async () => {
   for (const lang of ["en", "vi"] as Lang[]) {
-    const { context, page } = await openContext(browser, { lang, extra: { viewport: { width: 1100, height: 680 } } });
-    await page.goto(`${studio.url}/setup`);
+    const { context, page } = await openContext(suite.browser, {
+      lang,
+      extra: { viewport: { width: 1100, height: 680 } },
+    });
+    await page.goto(`${suite.studio.url}/setup`);
     await page.getByRole("heading", { level: 1 }).waitFor();
     await page.getByLabel(lang === "en" ? "Your name (optional)" : "Tên của bạn (không bắt buộc)").fill(OWNER.name);
     await page.getByLabel("Email").fill(OWNER.email);
@@ -48,23 +34,23 @@ it("takes the screenshots of the editor's guide", async () => {
     await context.close();
   }
 
-  const token = await ownerToken(studio);
+  const token = await ownerToken(suite.studio);
   for (const id of EXAMPLES) {
     const document = JSON.parse(readFileSync(new URL(`../examples/${id}.json`, import.meta.url), "utf8"));
-    await api(studio, "POST", "/api/workflows", { token, body: document });
+    await api(suite.studio, "POST", "/api/workflows", { token, body: document });
   }
 
   for (const [lang, theme] of [
     ["en", "light"],
     ["vi", "dark"],
   ] as const) {
-    const { context, page } = await openContext(browser, {
+    const { context, page } = await openContext(suite.browser, {
       lang,
       theme,
       extra: { viewport: { width: 1100, height: 680 } },
     });
-    await storeSession(page, studio, token);
-    await page.goto(`${studio.url}/workflows`);
+    await storeSession(page, suite.studio, token);
+    await page.goto(`${suite.studio.url}/workflows`);
     await page.getByTestId("workflow-row").first().waitFor();
     await shot(page, `editor-workflows-${lang}`);
 

@@ -3,21 +3,19 @@
 // 30 random canvas edits undone and redone byte for byte, a keyboard-only build, the outline, and
 // axe-core on the editor with its palette, shortcut sheet and outline open.
 import { readFileSync } from "node:fs";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "./browser.js";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
+  api,
   createWorkflow,
-  type E2EStudio,
   jsonViewText,
   type Lang,
   openContext,
-  ownerToken,
   screenshot,
   seriousViolations,
-  startE2EStudio,
   storeSession,
 } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
 
 interface Node {
   id: string;
@@ -94,38 +92,25 @@ const TRIAGE_CONDITION: Node = {
 };
 
 describe("the editor canvas in a browser", () => {
-  let studio: E2EStudio;
-  let browser: Browser;
-  let token: string;
-
-  beforeAll(async () => {
-    studio = await startE2EStudio();
-    browser = await launchBrowser();
-    token = await ownerToken(studio);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
-  });
+  const suite = studioSuite();
 
   async function createByApi(document: Doc): Promise<WorkflowView> {
-    return createWorkflow<WorkflowView>(studio, token, document);
+    return createWorkflow<WorkflowView>(suite.studio, suite.token, document);
   }
 
   async function openEditor(workflow: WorkflowView, lang: Lang = "en", theme: "light" | "dark" = "light") {
-    const opened = await openContext(browser, {
+    const opened = await openContext(suite.browser, {
       lang,
       theme,
       extra: { viewport: { width: 1600, height: 1000 }, permissions: ["clipboard-read", "clipboard-write"] },
     });
-    await storeSession(opened.page, studio, token);
+    await storeSession(opened.page, suite.studio, suite.token);
     await gotoEditor(opened.page, workflow);
     return opened;
   }
 
   async function gotoEditor(page: Page, workflow: WorkflowView) {
-    await page.goto(`${studio.url}/workflows/${workflow.id}`);
+    await page.goto(`${suite.studio.url}/workflows/${workflow.id}`);
     await page.getByTestId("workflow-canvas").locator(".react-flow__pane").waitFor();
   }
 
@@ -276,6 +261,16 @@ describe("the editor canvas in a browser", () => {
     const box = await page.getByTestId("workflow-canvas").boundingBox();
     if (!box) throw new Error("no canvas");
     await page.mouse.click(box.x + box.width - 12, box.y + 12);
+  }
+
+  /** Presses Tab until `target` has the focus, as a keyboard user reaches a control. */
+  async function tabTo(page: Page, target: Locator, max = 200) {
+    await target.waitFor();
+    for (let i = 0; i < max; i++) {
+      if (await target.evaluate((element) => element === document.activeElement)) return;
+      await page.keyboard.press("Tab");
+    }
+    throw new Error(`${max} presses of Tab did not reach ${target}`);
   }
 
   /** The outline row that has the keyboard focus. */
@@ -449,13 +444,17 @@ describe("the editor canvas in a browser", () => {
   });
 
   for (const lang of ["en", "vi"] as const) {
-    it(`builds and connects a 3-node workflow with the keyboard only (${lang})`, async () => {
+    it(`builds, configures, connects and saves a 3-node workflow with the keyboard only (${lang})`, async () => {
       const workflow = await createByApi({ name: `Keys ${lang}`, state: [], nodes: [], edges: [] });
       const { context, page, errors } = await openEditor(workflow, lang);
       const names =
         lang === "en"
           ? { start: "Start", code: "Code", end: "End" }
           : { start: "Bắt đầu", code: "Mã", end: "Kết thúc" };
+      const labels =
+        lang === "en"
+          ? { start: "Begin here", code: "Count the words", end: "All done" }
+          : { start: "Bắt đầu từ đây", code: "Đếm số từ 🚀", end: "Xong hết" };
       await palette(page, TEXT[lang].add(names.end));
       await palette(page, TEXT[lang].add(names.code));
       // "C" connects the selected node (the new Code) to a node chosen by name.
@@ -466,21 +465,63 @@ describe("the editor canvas in a browser", () => {
       await page.keyboard.press("c");
       await typeOnceFocused(page, page.getByPlaceholder(TEXT[lang].connectTo), "code_1");
       await page.keyboard.press("Enter");
-      await expect
-        .poll(async () => (await shown(page)).edges.map((e) => [e.source, e.target]))
-        .toEqual([
-          ["code_1", "end"],
-          ["start", "code_1"],
-        ]);
-      const doc = await shown(page);
-      expect(doc.nodes.map((n) => [n.id, n.type])).toEqual([
-        ["end", "end"],
-        ["code_1", "code"],
-        ["start", "start"],
+
+      // Each node's settings: found with Ctrl+K, reached with Tab, typed into.
+      for (const [id, label] of [
+        ["start", labels.start],
+        ["code_1", labels.code],
+        ["end", labels.end],
+      ] as const) {
+        await palette(page, `node:${id}`);
+        await page.locator(`[data-testid="node-settings"][data-node-id="${id}"]`).waitFor();
+        await tabTo(page, page.getByTestId("settings-label"));
+        await page.keyboard.type(label);
+        await page.keyboard.press("Tab");
+        if (id === "code_1") {
+          // Tab goes on through the language to the code, whose text is replaced.
+          await tabTo(page, page.getByTestId("setting-code-editor").locator(".cm-content"));
+          await page.keyboard.press("Control+a");
+          await page.keyboard.type("const words = 3;");
+        }
+      }
+      // Saved from the keyboard, the focus still in the End node's settings: what was typed last is in it.
+      await page.keyboard.press("Control+s");
+      await page.locator('[data-testid="save-status"][data-status="saved"]').waitFor();
+      const saved = (
+        await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${workflow.id}`, { token: suite.token })
+      ).body.data as WorkflowView;
+      expect(saved.version).toBe(2);
+      expect(saved.document.nodes.map((n) => [n.id, n.type, n.data.label])).toEqual([
+        ["end", "end", labels.end],
+        ["code_1", "code", labels.code],
+        ["start", "start", labels.start],
       ]);
-      // Undo from the keyboard takes back the last connection.
+      expect(saved.document.nodes.find((n) => n.id === "code_1")?.data.code).toBe("const words = 3;");
+      expect(saved.document.edges.map((e) => [e.source, e.target])).toEqual([
+        ["code_1", "end"],
+        ["start", "code_1"],
+      ]);
+      expect(await seriousViolations(page)).toEqual([]);
+      // Undo from the keyboard takes back the last step (End's label); the next save stores that.
+      await tabTo(page, page.getByTestId("history-undo"));
       await page.keyboard.press("Control+z");
-      await expect.poll(async () => (await shown(page)).edges).toHaveLength(1);
+      await page.keyboard.press("Control+s");
+      await expect
+        .poll(async () => {
+          const now = await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${workflow.id}`, {
+            token: suite.token,
+          });
+          return now.body.data?.version;
+        })
+        .toBe(3);
+      const undone = (
+        await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${workflow.id}`, { token: suite.token })
+      ).body.data as WorkflowView;
+      expect(undone.document.nodes.find((n) => n.id === "end")?.data.label).toBeUndefined();
+      expect(undone.document.nodes.find((n) => n.id === "code_1")?.data).toMatchObject({
+        label: labels.code,
+        code: "const words = 3;",
+      });
       expect(errors).toEqual([]);
       await context.close();
     });

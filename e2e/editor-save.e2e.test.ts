@@ -7,10 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { startStudioProcess } from "../backend/test/studio-process.js";
-import { launchBrowser } from "./browser.js";
 import {
   api,
   createWorkflow,
@@ -22,9 +21,9 @@ import {
   ownerToken,
   screenshot,
   seriousViolations,
-  startE2EStudio,
   storeSession,
 } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
 
 interface Doc {
   name: string;
@@ -109,42 +108,29 @@ const TEXT = {
 const EMPTY: Doc = { name: "", state: [], nodes: [], edges: [] };
 
 describe("saving in the editor", () => {
-  let studio: E2EStudio;
-  let browser: Browser;
-  let token: string;
+  const suite = studioSuite();
 
-  beforeAll(async () => {
-    studio = await startE2EStudio();
-    browser = await launchBrowser();
-    token = await ownerToken(studio);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
-  });
-
-  async function create(name: string, target: E2EStudio = studio, as = token): Promise<WorkflowView> {
+  async function create(name: string, target: E2EStudio = suite.studio, as = suite.token): Promise<WorkflowView> {
     return createWorkflow<WorkflowView>(target, as, { ...EMPTY, name });
   }
 
-  async function current(id: string, target: E2EStudio = studio, as = token): Promise<WorkflowView> {
+  async function current(id: string, target: E2EStudio = suite.studio, as = suite.token): Promise<WorkflowView> {
     return (await api<WorkflowView>(target, "GET", `/api/workflows/${id}`, { token: as })).body.data as WorkflowView;
   }
 
-  async function versionNumbers(id: string, target: E2EStudio = studio, as = token): Promise<number[]> {
+  async function versionNumbers(id: string, target: E2EStudio = suite.studio, as = suite.token): Promise<number[]> {
     const listed = await api<{ number: number }[]>(target, "GET", `/api/workflows/${id}/versions`, { token: as });
     return (listed.body.data ?? []).map((v) => v.number).sort((a, b) => a - b);
   }
 
-  async function openEditor(page: Page, id: string, target: E2EStudio = studio) {
+  async function openEditor(page: Page, id: string, target: E2EStudio = suite.studio) {
     await page.goto(`${target.url}/workflows/${id}`);
     await page.getByTestId("save-status").waitFor();
   }
 
-  async function openSignedIn(lang: Lang = "en", theme: "light" | "dark" = "light", target = studio) {
-    const opened = await openContext(browser, { lang, theme });
-    await storeSession(opened.page, target, token);
+  async function openSignedIn(lang: Lang = "en", theme: "light" | "dark" = "light", target = suite.studio) {
+    const opened = await openContext(suite.browser, { lang, theme });
+    await storeSession(opened.page, target, suite.token);
     return opened;
   }
 
@@ -269,8 +255,8 @@ describe("saving in the editor", () => {
       expect(await title(page)).toBe(`Tên dài ${lang}`);
       expect(await status(page)).toBe(TEXT[lang].saved);
       // The server's own answer to that name: VALIDATION_FAILED, and nothing stored.
-      const refused = await api(studio, "PUT", `/api/workflows/${workflow.id}`, {
-        token,
+      const refused = await api(suite.studio, "PUT", `/api/workflows/${workflow.id}`, {
+        token: suite.token,
         body: { ...EMPTY, name: "x".repeat(10_000) },
       });
       expect([refused.status, refused.body.error?.code]).toEqual([422, "VALIDATION_FAILED"]);
@@ -323,8 +309,8 @@ describe("saving in the editor", () => {
 
   it("tells that a 5 MB document is larger than the server accepts, and keeps every edit", async () => {
     const workflow = (
-      await api<WorkflowView>(studio, "POST", "/api/workflows", {
-        token,
+      await api<WorkflowView>(suite.studio, "POST", "/api/workflows", {
+        token: suite.token,
         body: {
           ...EMPTY,
           name: "Tài liệu 5 MB",
@@ -341,7 +327,7 @@ describe("saving in the editor", () => {
     // here yet; a paste or a JSON edit can): written while no editor is open, it comes back
     // through the real restore.
     const again = await context.newPage();
-    await again.goto(`${studio.url}/workflows`);
+    await again.goto(`${suite.studio.url}/workflows`);
     await again.evaluate(
       ({ workflowId, size }) =>
         new Promise<void>((resolve, reject) => {
@@ -422,7 +408,9 @@ describe("saving in the editor", () => {
       ...(await current(workflow.id)).document,
       nodes: [{ id: "server_node", type: "join", position: { x: 0, y: 0 }, data: { label: "Added on the server" } }],
     };
-    expect((await api(studio, "PUT", `/api/workflows/${workflow.id}`, { token, body: serverDoc })).status).toBe(200);
+    expect(
+      (await api(suite.studio, "PUT", `/api/workflows/${workflow.id}`, { token: suite.token, body: serverDoc })).status,
+    ).toBe(200);
 
     const again = await context.newPage();
     await openEditor(again, workflow.id);
@@ -472,8 +460,8 @@ describe("saving in the editor", () => {
         ...(await current(workflow.id)).document,
         nodes: [{ id: "server_node", type: "join", position: { x: 0, y: 0 }, data: { label: "Added on the server" } }],
       };
-      const accepted = await api<WorkflowView>(studio, "PUT", `/api/workflows/${workflow.id}`, {
-        token,
+      const accepted = await api<WorkflowView>(suite.studio, "PUT", `/api/workflows/${workflow.id}`, {
+        token: suite.token,
         body: serverDoc,
       });
       expect(accepted.status).toBe(200);
@@ -542,7 +530,7 @@ describe("saving in the editor", () => {
     const own: E2EStudio = { url: process.url, process, stop: async () => {} };
     const ownToken = await ownerToken(own);
     const workflow = await create("Máy chủ tắt giữa chừng", own, ownToken);
-    const { context, page, errors } = await openContext(browser, { lang: "vi" });
+    const { context, page, errors } = await openContext(suite.browser, { lang: "vi" });
     await storeSession(page, own, ownToken);
     await openEditor(page, workflow.id, own);
     await rename(page, "vi", "Sửa lúc máy chủ tắt 🔌");

@@ -3,21 +3,18 @@
 // JSON panel; {{state.x}} completion with types; a misspelt reference underlined with a "did you
 // mean"; renaming a state field carries its references; find usages focuses the node; parallel
 // writes of a replace field flagged; emoji, Vietnamese and a 10,000-character value; axe-core.
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "./browser.js";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
   createWorkflow,
-  type E2EStudio,
   jsonViewText,
   type Lang,
   openContext,
-  ownerToken,
   screenshot,
   seriousViolations,
-  startE2EStudio,
   storeSession,
 } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
 
 interface Node {
   id: string;
@@ -98,33 +95,20 @@ const TEXT = {
 } as const;
 
 describe("node settings and state fields in a browser", () => {
-  let studio: E2EStudio;
-  let browser: Browser;
-  let token: string;
-
-  beforeAll(async () => {
-    studio = await startE2EStudio();
-    browser = await launchBrowser();
-    token = await ownerToken(studio);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
-  });
+  const suite = studioSuite();
 
   async function create(document: Doc): Promise<string> {
-    return (await createWorkflow(studio, token, document)).id;
+    return (await createWorkflow(suite.studio, suite.token, document)).id;
   }
 
   async function openEditor(id: string, lang: Lang, theme: "light" | "dark" = "light") {
-    const opened = await openContext(browser, { lang, theme });
+    const opened = await openContext(suite.browser, { lang, theme });
     const logged: string[] = [];
     opened.page.on("console", (message) => {
       if (message.type() === "error") logged.push(message.text());
     });
-    await storeSession(opened.page, studio, token);
-    await opened.page.goto(`${studio.url}/workflows/${id}`);
+    await storeSession(opened.page, suite.studio, suite.token);
+    await opened.page.goto(`${suite.studio.url}/workflows/${id}`);
     await opened.page
       .getByTestId("workflow-title")
       .waitFor()
@@ -155,6 +139,8 @@ describe("node settings and state fields in a browser", () => {
   /** Types into a setting, whatever its control: a CodeMirror editor, a text field or a select. */
   async function set(page: Page, path: string, value: string | boolean): Promise<void> {
     const field = page.getByTestId(`setting-${path}`);
+    // A code editor shows its text in a read-only stand-in for a frame, then CodeMirror.
+    await field.locator(".cm-content, input, select, textarea:not([readonly])").first().waitFor();
     const code = field.locator(".cm-content").first();
     if (typeof value === "boolean") {
       await field.locator("input[type=checkbox]").setChecked(value);

@@ -4,21 +4,10 @@
 // to their node; two versions compare as expected; a restore makes a new version; axe-core finds
 // no serious violation with any of these panels open. Both languages where text matters.
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "./browser.js";
-import {
-  api,
-  createWorkflow,
-  type E2EStudio,
-  type Lang,
-  openContext,
-  ownerToken,
-  screenshot,
-  seriousViolations,
-  startE2EStudio,
-  storeSession,
-} from "./studio.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { api, createWorkflow, type Lang, openContext, screenshot, seriousViolations, storeSession } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
 
 interface Doc {
   name: string;
@@ -72,30 +61,17 @@ const TEXT = {
 } as const;
 
 describe("the editor's JSON view, problems and versions in a browser", () => {
-  let studio: E2EStudio;
-  let browser: Browser;
-  let token: string;
-
-  beforeAll(async () => {
-    studio = await startE2EStudio();
-    browser = await launchBrowser();
-    token = await ownerToken(studio);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
-  });
+  const suite = studioSuite();
 
   async function createByApi(document: Doc): Promise<WorkflowView> {
-    return createWorkflow<WorkflowView>(studio, token, document);
+    return createWorkflow<WorkflowView>(suite.studio, suite.token, document);
   }
 
   async function openEditor(workflowId: string, lang: Lang = "en", theme: "light" | "dark" = "light") {
-    const opened = await openContext(browser, { lang, theme });
-    await opened.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: studio.url });
-    await storeSession(opened.page, studio, token);
-    await opened.page.goto(`${studio.url}/workflows/${workflowId}`);
+    const opened = await openContext(suite.browser, { lang, theme });
+    await opened.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.studio.url });
+    await storeSession(opened.page, suite.studio, suite.token);
+    await opened.page.goto(`${suite.studio.url}/workflows/${workflowId}`);
     await opened.page.getByTestId("workflow-title").waitFor();
     return opened;
   }
@@ -180,7 +156,9 @@ describe("the editor's JSON view, problems and versions in a browser", () => {
         .toEqual([expect.stringContaining(TEXT[lang].notWorkflow)]);
       await screenshot(page, `json-view-not-workflow-${lang}`);
       expect(await page.getByTestId("workflow-title").textContent()).toBe(`Bad paste ${lang}`);
-      const stored = await api<WorkflowView>(studio, "GET", `/api/workflows/${workflow.id}`, { token });
+      const stored = await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${workflow.id}`, {
+        token: suite.token,
+      });
       expect(stored.body.data?.document).toEqual(workflow.document);
       expect(errors).toEqual([]);
       await context.close();
@@ -236,7 +214,10 @@ describe("the editor's JSON view, problems and versions in a browser", () => {
     v3.nodes = v3.nodes.filter((n) => n.id !== "approve");
     v3.edges = v3.edges.filter((e) => e.source !== "approve" && e.target !== "approve");
     for (const document of [v2, v3]) {
-      const saved = await api<WorkflowView>(studio, "PUT", `/api/workflows/${workflow.id}`, { token, body: document });
+      const saved = await api<WorkflowView>(suite.studio, "PUT", `/api/workflows/${workflow.id}`, {
+        token: suite.token,
+        body: document,
+      });
       expect(saved.status).toBe(200);
     }
     return { workflow, docs: [workflow.document, v2, v3] };
@@ -307,14 +288,16 @@ describe("the editor's JSON view, problems and versions in a browser", () => {
     expect(await seriousViolations(page)).toEqual([]);
     await dialog.getByRole("button", { name: TEXT.vi.restore, exact: true }).click();
     await page.getByText(TEXT.vi.restored).waitFor();
-    const stored = await api<WorkflowView>(studio, "GET", `/api/workflows/${workflow.id}`, { token });
+    const stored = await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${workflow.id}`, {
+      token: suite.token,
+    });
     expect(stored.body.data?.version).toBe(4);
     expect(stored.body.data?.document).toEqual(docs[0]);
     const versions = await api<{ number: number; restored_from: number | null }[]>(
-      studio,
+      suite.studio,
       "GET",
       `/api/workflows/${workflow.id}/versions`,
-      { token },
+      { token: suite.token },
     );
     expect(versions.body.data?.map((v) => [v.number, v.restored_from])).toEqual([
       [4, 1],

@@ -1,11 +1,9 @@
 // The app shell in a browser: first-run setup, sign in and out, sessions that end, language and
 // theme that persist, and axe-core on every page of the shell, in both languages and themes.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "./browser.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
   api,
-  type E2EStudio,
   expiredToken,
   type Lang,
   OWNER,
@@ -15,9 +13,9 @@ import {
   screenshot,
   seriousViolations,
   signIn,
-  startE2EStudio,
   storeSession,
 } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
 
 const TEXT = {
   en: {
@@ -48,20 +46,9 @@ async function htmlState(page: Page) {
 }
 
 describe("the studio's shell in a browser", () => {
-  let studio: E2EStudio;
-  let browser: Browser;
+  const suite = studioSuite({ owner: false });
   let workflowId: string;
   let ownerId: string;
-
-  beforeAll(async () => {
-    studio = await startE2EStudio();
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
-  });
 
   it("first run: the setup page, accessible in both languages and themes, creates the owner and opens the workflows page", async () => {
     for (const [lang, theme] of [
@@ -69,9 +56,9 @@ describe("the studio's shell in a browser", () => {
       ["vi", "dark"],
       ["en", "dark"],
     ] as const) {
-      const { context, page } = await openContext(browser, { lang, theme });
-      await page.goto(studio.url);
-      await page.waitForURL(`${studio.url}/setup`);
+      const { context, page } = await openContext(suite.browser, { lang, theme });
+      await page.goto(suite.studio.url);
+      await page.waitForURL(`${suite.studio.url}/setup`);
       await heading(page, TEXT[lang].setupTitle);
       expect(await htmlState(page)).toEqual({ lang, dark: theme === "dark" });
       expect(await seriousViolations(page)).toEqual([]);
@@ -79,9 +66,9 @@ describe("the studio's shell in a browser", () => {
       await context.close();
     }
 
-    const { context, page, errors } = await openContext(browser, { lang: "en" });
-    await page.goto(studio.url);
-    await page.waitForURL(`${studio.url}/setup`);
+    const { context, page, errors } = await openContext(suite.browser, { lang: "en" });
+    await page.goto(suite.studio.url);
+    await page.waitForURL(`${suite.studio.url}/setup`);
     await heading(page, TEXT.en.setupTitle);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "setup-en-light");
@@ -106,7 +93,7 @@ describe("the studio's shell in a browser", () => {
     await page.getByLabel("Password", { exact: true }).fill(OWNER.password);
     await page.getByLabel("Repeat the password").fill(OWNER.password);
     await page.getByRole("button", { name: "Create account and start" }).click();
-    await page.waitForURL(`${studio.url}/workflows`);
+    await page.waitForURL(`${suite.studio.url}/workflows`);
     await heading(page, TEXT.en.workflows);
     await page.getByRole("heading", { name: "No workflows yet" }).waitFor();
     await page.getByRole("button", { name: `Account: ${OWNER.name}` }).waitFor();
@@ -114,10 +101,10 @@ describe("the studio's shell in a browser", () => {
     expect(errors).toEqual([]);
     await context.close();
 
-    const token = await ownerToken(studio);
-    const me = await api<{ id: string }>(studio, "GET", "/api/auth/me", { token });
+    const token = await ownerToken(suite.studio);
+    const me = await api<{ id: string }>(suite.studio, "GET", "/api/auth/me", { token });
     ownerId = me.body.data?.id as string;
-    const created = await api<{ id: string }>(studio, "POST", "/api/workflows", {
+    const created = await api<{ id: string }>(suite.studio, "POST", "/api/workflows", {
       token,
       body: { name: "Đơn hàng 🚀", state: [], nodes: [], edges: [{ id: "e1", source: "start", target: "end" }] },
     });
@@ -126,19 +113,19 @@ describe("the studio's shell in a browser", () => {
   });
 
   it("once the owner exists, setup leads to the login page, and signed-out pages lead there too", async () => {
-    const { context, page } = await openContext(browser);
-    await page.goto(`${studio.url}/setup`);
-    await page.waitForURL(`${studio.url}/login`);
+    const { context, page } = await openContext(suite.browser);
+    await page.goto(`${suite.studio.url}/setup`);
+    await page.waitForURL(`${suite.studio.url}/login`);
     await heading(page, TEXT.en.loginTitle);
-    await page.goto(`${studio.url}/workflows`);
-    await page.waitForURL(`${studio.url}/login`);
+    await page.goto(`${suite.studio.url}/workflows`);
+    await page.waitForURL(`${suite.studio.url}/login`);
     await context.close();
   });
 
   it("a wrong password is told in the page's language", async () => {
     for (const lang of ["en", "vi"] as const) {
-      const { context, page } = await openContext(browser, { lang });
-      await page.goto(`${studio.url}/login`);
+      const { context, page } = await openContext(suite.browser, { lang });
+      await page.goto(`${suite.studio.url}/login`);
       await page.getByLabel("Email").fill(OWNER.email);
       await page.getByLabel(lang === "en" ? "Password" : "Mật khẩu", { exact: true }).fill("wrong-password");
       await page.getByRole("button", { name: TEXT[lang].loginTitle, exact: true }).click();
@@ -149,31 +136,31 @@ describe("the studio's shell in a browser", () => {
   });
 
   it("signs out from the user menu, and signing in again goes back to the page asked for", async () => {
-    const { context, page, errors } = await openContext(browser);
-    await signIn(page, studio);
-    await page.waitForURL(`${studio.url}/workflows`);
+    const { context, page, errors } = await openContext(suite.browser);
+    await signIn(page, suite.studio);
+    await page.waitForURL(`${suite.studio.url}/workflows`);
     await page.getByTestId("workflow-row").first().waitFor();
     await expect.poll(() => page.title()).toBe("Workflows · Superstep");
     // A second tab of the same browser, signed in through the shared storage.
     const other = await context.newPage();
-    await other.goto(`${studio.url}/workflows/${workflowId}`);
+    await other.goto(`${suite.studio.url}/workflows/${workflowId}`);
     await other.getByTestId("workflow-title").waitFor();
     await expect.poll(() => other.title()).toBe("Đơn hàng 🚀 · Superstep");
 
     await page.getByRole("button", { name: `Account: ${OWNER.name}` }).click();
     await page.getByRole("menuitem", { name: "Sign out" }).click();
-    await page.waitForURL(`${studio.url}/login`);
+    await page.waitForURL(`${suite.studio.url}/login`);
     expect(await page.evaluate(() => localStorage.getItem("superstep.session"))).toBeNull();
     await expect.poll(() => page.title()).toBe("Sign in · Superstep");
     // Signing out in one tab signs out the other.
-    await other.waitForURL(`${studio.url}/login`);
+    await other.waitForURL(`${suite.studio.url}/login`);
     await other.close();
 
-    await page.goto(`${studio.url}/workflows/${workflowId}`);
+    await page.goto(`${suite.studio.url}/workflows/${workflowId}`);
     await page.waitForURL((url) => url.pathname === "/login");
     expect(new URL(page.url()).searchParams.get("next")).toBe(`/workflows/${workflowId}`);
-    await signIn(page, studio);
-    await page.waitForURL(`${studio.url}/workflows/${workflowId}`);
+    await signIn(page, suite.studio);
+    await page.waitForURL(`${suite.studio.url}/workflows/${workflowId}`);
     expect(await page.getByTestId("workflow-title").textContent()).toBe("Đơn hàng 🚀");
     expect(errors).toEqual([]);
     await context.close();
@@ -181,9 +168,9 @@ describe("the studio's shell in a browser", () => {
 
   for (const lang of ["en", "vi"] as const satisfies Lang[]) {
     it(`an expired session sends to login with the reason, and back to the page after signing in (${lang})`, async () => {
-      const { context, page, errors } = await openContext(browser, { lang });
-      await storeSession(page, studio, await expiredToken(ownerId), await ownerUser(studio));
-      await page.goto(`${studio.url}/workflows/${workflowId}`);
+      const { context, page, errors } = await openContext(suite.browser, { lang });
+      await storeSession(page, suite.studio, await expiredToken(ownerId), await ownerUser(suite.studio));
+      await page.goto(`${suite.studio.url}/workflows/${workflowId}`);
       await page.waitForURL((url) => url.pathname === "/login");
       const url = new URL(page.url());
       expect(url.searchParams.get("next")).toBe(`/workflows/${workflowId}`);
@@ -191,8 +178,8 @@ describe("the studio's shell in a browser", () => {
       expect(await page.getByTestId("login-reason").textContent()).toBe(TEXT[lang].expired);
       expect(await page.evaluate(() => localStorage.getItem("superstep.session"))).toBeNull();
       await screenshot(page, `login-expired-${lang}`);
-      await signIn(page, studio, lang);
-      await page.waitForURL(`${studio.url}/workflows/${workflowId}`);
+      await signIn(page, suite.studio, lang);
+      await page.waitForURL(`${suite.studio.url}/workflows/${workflowId}`);
       await page.getByTestId("workflow-title").waitFor();
       expect(errors).toEqual([]);
       await context.close();
@@ -200,12 +187,12 @@ describe("the studio's shell in a browser", () => {
   }
 
   it("a session made invalid while a page is open sends to login at the next action, and back", async () => {
-    const { context, page } = await openContext(browser);
-    await signIn(page, studio);
+    const { context, page } = await openContext(suite.browser);
+    await signIn(page, suite.studio);
     await page.getByTestId("workflow-row").first().waitFor();
     // Another tab of the same browser replaces the stored token; this tab picks it up.
     const other = await context.newPage();
-    await other.goto(`${studio.url}/login`);
+    await other.goto(`${suite.studio.url}/login`);
     await other.evaluate(() => {
       const session = JSON.parse(localStorage.getItem("superstep.session") as string);
       localStorage.setItem("superstep.session", JSON.stringify({ ...session, token: "not-a-valid-token" }));
@@ -217,14 +204,14 @@ describe("the studio's shell in a browser", () => {
     await page.waitForURL((url) => url.pathname === "/login");
     expect(new URL(page.url()).searchParams.get("reason")).toBe("AUTH_INVALID_TOKEN");
     expect(await page.getByTestId("login-reason").textContent()).toBe(TEXT.en.invalid);
-    await signIn(page, studio);
-    await page.waitForURL(`${studio.url}/workflows`);
+    await signIn(page, suite.studio);
+    await page.waitForURL(`${suite.studio.url}/workflows`);
     await context.close();
   });
 
   it("a page whose data or code cannot load says why, and Try again brings it back", async () => {
-    const { context, page } = await openContext(browser, { lang: "vi" });
-    await signIn(page, studio, "vi");
+    const { context, page } = await openContext(suite.browser, { lang: "vi" });
+    await signIn(page, suite.studio, "vi");
     await page.getByTestId("workflow-row").first().waitFor();
 
     // The server cannot be reached for the workflow's data.
@@ -238,9 +225,9 @@ describe("the studio's shell in a browser", () => {
     await page.getByTestId("workflow-title").waitFor();
 
     // The page's own code cannot be loaded (the server went away, or was updated meanwhile).
-    await page.goto(`${studio.url}/login`);
+    await page.goto(`${suite.studio.url}/login`);
     await page.route("**/assets/import-repo-page-*.js", (route) => route.abort("connectionrefused"));
-    await page.goto(`${studio.url}/import-repo`);
+    await page.goto(`${suite.studio.url}/import-repo`);
     await page.getByTestId("route-error-message").waitFor();
     expect(await page.getByTestId("route-error-message").textContent()).toBe("Không kết nối được tới máy chủ.");
     expect(await page.getByRole("banner").isVisible()).toBe(true);
@@ -261,8 +248,8 @@ describe("the studio's shell in a browser", () => {
   });
 
   it("the language choice applies at once, on every page, and persists across reloads", async () => {
-    const { context, page, errors } = await openContext(browser);
-    await page.goto(`${studio.url}/login`);
+    const { context, page, errors } = await openContext(suite.browser);
+    await page.goto(`${suite.studio.url}/login`);
     await heading(page, TEXT.en.loginTitle);
     await page.getByRole("button", { name: "Language: English" }).click();
     await page.getByRole("menuitemradio", { name: "Tiếng Việt" }).click();
@@ -272,7 +259,7 @@ describe("the studio's shell in a browser", () => {
     await heading(page, TEXT.vi.loginTitle);
     expect((await htmlState(page)).lang).toBe("vi");
 
-    await signIn(page, studio, "vi");
+    await signIn(page, suite.studio, "vi");
     await heading(page, TEXT.vi.workflows);
     await page.getByRole("button", { name: "Ngôn ngữ: Tiếng Việt" }).click();
     await page.getByRole("menuitemradio", { name: "English" }).click();
@@ -285,8 +272,8 @@ describe("the studio's shell in a browser", () => {
   });
 
   it("the theme persists across reloads and is applied before the studio's code runs", async () => {
-    const { context, page } = await openContext(browser);
-    await page.goto(`${studio.url}/login`);
+    const { context, page } = await openContext(suite.browser);
+    await page.goto(`${suite.studio.url}/login`);
     await heading(page, TEXT.en.loginTitle);
     expect((await htmlState(page)).dark).toBe(false);
     await page.getByRole("button", { name: "Theme: Same as system" }).click();
@@ -311,8 +298,8 @@ describe("the studio's shell in a browser", () => {
     await context.close();
 
     // "Same as system" follows the system's preference.
-    const dark = await openContext(browser, { extra: { colorScheme: "dark" } });
-    await dark.page.goto(`${studio.url}/login`);
+    const dark = await openContext(suite.browser, { extra: { colorScheme: "dark" } });
+    await dark.page.goto(`${suite.studio.url}/login`);
     await heading(dark.page, TEXT.en.loginTitle);
     expect((await htmlState(dark.page)).dark).toBe(true);
     await dark.context.close();
@@ -321,13 +308,13 @@ describe("the studio's shell in a browser", () => {
   it("axe-core finds no serious or critical violation on login, workflows and a workflow, in both themes and languages", async () => {
     for (const lang of ["en", "vi"] as const) {
       for (const theme of ["light", "dark"] as const) {
-        const { context, page, errors } = await openContext(browser, { lang, theme });
-        await page.goto(`${studio.url}/login`);
+        const { context, page, errors } = await openContext(suite.browser, { lang, theme });
+        await page.goto(`${suite.studio.url}/login`);
         await heading(page, TEXT[lang].loginTitle);
         expect(await seriousViolations(page), `login ${lang} ${theme}`).toEqual([]);
         await screenshot(page, `login-${lang}-${theme}`);
 
-        await signIn(page, studio, lang);
+        await signIn(page, suite.studio, lang);
         await heading(page, TEXT[lang].workflows);
         await page.getByTestId("workflow-row").first().waitFor();
         expect(await seriousViolations(page), `workflows ${lang} ${theme}`).toEqual([]);
@@ -338,7 +325,7 @@ describe("the studio's shell in a browser", () => {
         expect(await seriousViolations(page), `workflow ${lang} ${theme}`).toEqual([]);
         await screenshot(page, `workflow-${lang}-${theme}`);
 
-        await page.goto(`${studio.url}/workflows/does-not-exist`);
+        await page.goto(`${suite.studio.url}/workflows/does-not-exist`);
         await page.getByTestId("route-error-message").waitFor();
         expect(await page.getByTestId("route-error-message").textContent()).toBe(
           lang === "en"

@@ -197,18 +197,22 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 
 /**
  * The document as the editor's JSON view holds it: the whole text of its CodeMirror editor (which
- * draws only the lines on screen), read from the editor's state without moving the focus, so the
- * keys a test presses next still go where they went before.
+ * draws only the lines on screen), taken the way a person takes it: select all, copy. The copy is
+ * a `copy` event the test sends itself, so CodeMirror fills the event's own DataTransfer and the
+ * system clipboard (which a test may be using to paste nodes) is left alone. The focus goes back
+ * to the JSON tab, where clicking it put it, so the keys a test presses next go where they went.
  */
 export async function jsonViewText(page: Page): Promise<string> {
-  await page.getByTestId("panel-tab-json").click();
+  const tab = page.getByTestId("panel-tab-json");
+  await tab.click();
   const content = page.getByTestId("workflow-json").locator(".cm-content");
-  await content.waitFor();
-  return content.evaluate((element) => {
-    const tile = (element as unknown as { cmTile?: { root?: { view?: { state: { doc: { toString(): string } } } } } })
-      .cmTile;
-    const view = tile?.root?.view;
-    if (!view) throw new Error("the JSON view's editor is not attached to its content element");
-    return view.state.doc.toString();
+  await content.focus();
+  await page.keyboard.press("ControlOrMeta+a");
+  const text = await content.evaluate((element) => {
+    const data = new DataTransfer();
+    element.dispatchEvent(new ClipboardEvent("copy", { clipboardData: data, bubbles: true, cancelable: true }));
+    return data.getData("text/plain");
   });
+  await tab.focus();
+  return text;
 }

@@ -2,21 +2,19 @@
 // search and sort, rename, duplicate, delete with confirmation, export and import (with the bad
 // files people really pick), the "Import repo" entry, and axe-core on the page and its dialogs.
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "./browser.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
   api,
   createWorkflow,
-  type E2EStudio,
   type Lang,
   openContext,
-  ownerToken,
   screenshot,
   seriousViolations,
   startE2EStudio,
   storeSession,
 } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
 
 interface Doc {
   name: string;
@@ -64,47 +62,35 @@ const TEXT = {
 } as const;
 
 describe("the workflows page in a browser", () => {
-  let studio: E2EStudio;
-  let browser: Browser;
-  let token: string;
-
-  beforeAll(async () => {
-    studio = await startE2EStudio();
-    browser = await launchBrowser();
-    token = await ownerToken(studio);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
-  });
+  const suite = studioSuite();
 
   async function listed(): Promise<WorkflowView[]> {
-    const response = await api<WorkflowView[]>(studio, "GET", "/api/workflows?limit=200", { token });
+    const response = await api<WorkflowView[]>(suite.studio, "GET", "/api/workflows?limit=200", { token: suite.token });
     return response.body.data ?? [];
   }
 
   async function byName(name: string): Promise<WorkflowView | undefined> {
     const summary = (await listed()).find((workflow) => workflow.name === name);
     if (!summary) return undefined;
-    return (await api<WorkflowView>(studio, "GET", `/api/workflows/${summary.id}`, { token })).body.data;
+    return (await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${summary.id}`, { token: suite.token })).body
+      .data;
   }
 
   async function createByApi(document: Doc): Promise<WorkflowView> {
-    return createWorkflow<WorkflowView>(studio, token, document);
+    return createWorkflow<WorkflowView>(suite.studio, suite.token, document);
   }
 
   async function openList(lang: Lang = "en", theme: "light" | "dark" = "light") {
-    const opened = await openContext(browser, { lang, theme });
-    await storeSession(opened.page, studio, token);
-    await opened.page.goto(`${studio.url}/workflows`);
+    const opened = await openContext(suite.browser, { lang, theme });
+    await storeSession(opened.page, suite.studio, suite.token);
+    await opened.page.goto(`${suite.studio.url}/workflows`);
     await opened.page.getByRole("heading", { level: 1, name: lang === "en" ? "Workflows" : "Quy trình" }).waitFor();
     return opened;
   }
 
   /** The JSON view's whole text, copied out of the editor as a person would (select all, copy). */
   async function jsonViewText(page: Page): Promise<string> {
-    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: studio.url });
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: suite.studio.url });
     await page.getByTestId("panel-tab-json").click();
     await page.getByTestId("workflow-json").locator(".cm-content").click();
     await page.keyboard.press("Control+a");
@@ -203,7 +189,8 @@ describe("the workflows page in a browser", () => {
     await dialog.getByRole("button", { name: "Rename", exact: true }).click();
     expect(await dialog.isVisible()).toBe(true);
     expect(
-      (await api<WorkflowView>(studio, "GET", `/api/workflows/${original.id}`, { token })).body.data?.version,
+      (await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${original.id}`, { token: suite.token })).body.data
+        ?.version,
     ).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "rename-too-long-en");
@@ -212,7 +199,9 @@ describe("the workflows page in a browser", () => {
     await dialog.getByRole("button", { name: "Rename", exact: true }).click();
     await dialog.waitFor({ state: "hidden" });
     await expect.poll(() => rowNames(page)).toContain("Tên mới ✨ Tiếng Việt");
-    const renamed = (await api<WorkflowView>(studio, "GET", `/api/workflows/${original.id}`, { token })).body.data;
+    const renamed = (
+      await api<WorkflowView>(suite.studio, "GET", `/api/workflows/${original.id}`, { token: suite.token })
+    ).body.data;
     expect(renamed?.name).toBe("Tên mới ✨ Tiếng Việt");
     expect(renamed?.version).toBe(2);
     await context.close();
@@ -247,14 +236,14 @@ describe("the workflows page in a browser", () => {
       await screenshot(page, `delete-dialog-${lang}`);
       await dialog.getByRole("button", { name: TEXT[lang].cancel }).click();
       await dialog.waitFor({ state: "hidden" });
-      expect((await api(studio, "GET", `/api/workflows/${doomed.id}`, { token })).status).toBe(200);
+      expect((await api(suite.studio, "GET", `/api/workflows/${doomed.id}`, { token: suite.token })).status).toBe(200);
 
       await page.getByRole("button", { name: TEXT[lang].actions(doomed.name) }).click();
       await page.getByRole("menuitem", { name: TEXT[lang].delete }).click();
       await dialog.getByRole("button", { name: TEXT[lang].confirm, exact: true }).click();
       await dialog.waitFor({ state: "hidden" });
       await expect.poll(() => rowNames(page)).not.toContain(doomed.name);
-      expect((await api(studio, "GET", `/api/workflows/${doomed.id}`, { token })).status).toBe(404);
+      expect((await api(suite.studio, "GET", `/api/workflows/${doomed.id}`, { token: suite.token })).status).toBe(404);
       await context.close();
     });
   }
@@ -342,7 +331,7 @@ describe("the workflows page in a browser", () => {
   }
 
   it("shows no Import repo entry while the server has repository import turned off", async () => {
-    const health = await api<{ import_enabled: boolean }>(studio, "GET", "/api/health");
+    const health = await api<{ import_enabled: boolean }>(suite.studio, "GET", "/api/health");
     expect(health.body.data?.import_enabled).toBe(false);
     const { context, page } = await openList();
     await page.getByTestId("workflow-row").first().waitFor();
@@ -358,7 +347,7 @@ describe("the workflows page in a browser", () => {
         body: { email: "importer@example.com", password: "importer-password" },
       });
       expect(setup.status).toBe(201);
-      const { context, page } = await openContext(browser);
+      const { context, page } = await openContext(suite.browser);
       await storeSession(page, withImport, setup.body.data?.token as string);
       await page.goto(`${withImport.url}/workflows`);
       await page.getByTestId("import-repo-entry").click();

@@ -232,6 +232,47 @@ describe("workflows and versions", () => {
     }
   });
 
+  it("lists each version with its author's name and email, as the account has them", async () => {
+    const registered = await studio.app.inject({
+      method: "POST",
+      url: "/api/auth/register",
+      payload: { email: "mai@example.com", password: "member-password", name: "Trần Thị Mai" },
+    });
+    expect(registered.statusCode).toBe(201);
+    const { token } = registered.json().data as { token: string };
+    const mai = { authorization: `Bearer ${token}` };
+    const created = await studio.app.inject({
+      method: "POST",
+      url: "/api/workflows",
+      headers: mai,
+      payload: sampleDocument(),
+    });
+    const id = (created.json().data as { id: string }).id;
+    const saved = await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${id}`,
+      headers: mai,
+      payload: { ...sampleDocument(), name: "Mai's triage" },
+    });
+    expect(saved.statusCode).toBe(200);
+    const listed = await studio.app.inject({ method: "GET", url: `/api/workflows/${id}/versions`, headers: mai });
+    expect(
+      (listed.json().data as Record<string, unknown>[]).map((v) => [v.number, v.author_name, v.author_email]),
+    ).toEqual([
+      [2, "Trần Thị Mai", "mai@example.com"],
+      [1, "Trần Thị Mai", "mai@example.com"],
+    ]);
+    const one = await studio.app.inject({ method: "GET", url: `/api/workflows/${id}/versions/1`, headers: mai });
+    expect(one.json().data).toMatchObject({ number: 1, author_name: "Trần Thị Mai", author_email: "mai@example.com" });
+    // An account without a name: the email alone.
+    const owners = await create(owner);
+    expect((await versions(owners.id))[0]).toMatchObject({
+      author_id: owner.userId,
+      author_name: null,
+      author_email: "owner@example.com",
+    });
+  });
+
   it("deletes a workflow with its versions", async () => {
     const created = await create(owner);
     const deleted = await studio.app.inject({

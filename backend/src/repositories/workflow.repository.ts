@@ -7,7 +7,12 @@ import { nowIso } from "./clock.js";
 import { preparedQuery } from "./prepared-query.js";
 
 export type WorkflowSummaryRow = Omit<WorkflowRow, "document">;
-export type VersionSummaryRow = Omit<WorkflowVersionRow, "document">;
+/** A version as listed: with its author's name and email (null when the account is gone). */
+export type VersionSummaryRow = Omit<WorkflowVersionRow, "document"> & {
+  author_name: string | null;
+  author_email: string | null;
+};
+export type VersionRow = WorkflowVersionRow & { author_name: string | null; author_email: string | null };
 
 export interface VersionContent {
   name: string;
@@ -31,12 +36,14 @@ const SUMMARY_COLUMNS = [
 ] as const;
 
 const VERSION_SUMMARY_COLUMNS = [
-  "workflow_id",
-  "number",
-  "content_hash",
-  "author_id",
-  "created_at",
-  "restored_from",
+  "v.workflow_id",
+  "v.number",
+  "v.content_hash",
+  "v.author_id",
+  "v.created_at",
+  "v.restored_from",
+  "u.name as author_name",
+  "u.email as author_email",
 ] as const;
 
 // Read by every trigger: compiled once.
@@ -148,21 +155,23 @@ export class WorkflowRepository {
 
   listVersions(workflowId: string, limit: number, offset: number): Promise<VersionSummaryRow[]> {
     return this.#db
-      .selectFrom("workflow_versions")
+      .selectFrom("workflow_versions as v")
+      .leftJoin("users as u", "u.id", "v.author_id")
       .select(VERSION_SUMMARY_COLUMNS)
-      .where("workflow_id", "=", workflowId)
-      .orderBy("number", "desc")
+      .where("v.workflow_id", "=", workflowId)
+      .orderBy("v.number", "desc")
       .limit(limit)
       .offset(offset)
       .execute();
   }
 
-  findVersion(workflowId: string, number: number): Promise<WorkflowVersionRow | undefined> {
+  findVersion(workflowId: string, number: number): Promise<VersionRow | undefined> {
     return this.#db
-      .selectFrom("workflow_versions")
-      .selectAll()
-      .where("workflow_id", "=", workflowId)
-      .where("number", "=", number)
+      .selectFrom("workflow_versions as v")
+      .leftJoin("users as u", "u.id", "v.author_id")
+      .select([...VERSION_SUMMARY_COLUMNS, "v.document"])
+      .where("v.workflow_id", "=", workflowId)
+      .where("v.number", "=", number)
       .executeTakeFirst();
   }
 }

@@ -105,6 +105,9 @@ export const versionSummaryView = z.object({
   number: z.number().int(),
   content_hash: z.string(),
   author_id: z.string(),
+  /** The author's name and email as their account has them now (null: no name, or the account is gone). */
+  author_name: z.string().nullable(),
+  author_email: z.string().nullable(),
   created_at: z.string(),
   /** The version a restore copied, or null for an ordinary save. */
   restored_from: z.number().int().nullable(),

@@ -6,9 +6,10 @@ import type { EngineConfig } from "../core/config.js";
 import { AppError } from "../core/errors.js";
 import type { CredentialTypeLookup, WorkflowResolver } from "../engine/runtime/ports.js";
 import { prepareWorkflow } from "../engine/runtime/prepare-workflow.js";
-import type { WorkflowRow, WorkflowVersionRow } from "../models/database.model.js";
+import type { WorkflowRow } from "../models/database.model.js";
 import type {
   VersionContent,
+  VersionRow,
   VersionSummaryRow,
   WorkflowRepository,
   WorkflowSummaryRow,
@@ -44,12 +45,14 @@ function toVersionSummary(row: VersionSummaryRow): VersionSummaryView {
     number: row.number,
     content_hash: row.content_hash,
     author_id: row.author_id,
+    author_name: row.author_name,
+    author_email: row.author_email,
     created_at: row.created_at,
     restored_from: row.restored_from,
   };
 }
 
-function toVersionView(row: WorkflowVersionRow): VersionView {
+function toVersionView(row: VersionRow): VersionView {
   return { ...toVersionSummary(row), document: JSON.parse(row.document) as WorkflowDocument };
 }
 
@@ -179,7 +182,7 @@ export class WorkflowService {
     return assertOwned(await this.#workflows.findById(id), actor, "WORKFLOW_NOT_FOUND");
   }
 
-  async #version(actor: Actor, id: string, number: number): Promise<WorkflowVersionRow> {
+  async #version(actor: Actor, id: string, number: number): Promise<VersionRow> {
     await this.#owned(actor, id);
     const version = await this.#workflows.findVersion(id, number);
     if (!version) throw new AppError("VERSION_NOT_FOUND");

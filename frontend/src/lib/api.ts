@@ -106,6 +106,9 @@ export interface VersionSummary {
   number: number;
   content_hash: string;
   author_id: string;
+  /** The author's name and email as their account has them now (null: no name, or the account is gone). */
+  author_name: string | null;
+  author_email: string | null;
   created_at: string;
   restored_from: number | null;
 }

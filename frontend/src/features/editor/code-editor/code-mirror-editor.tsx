@@ -1,21 +1,34 @@
-// The CodeMirror 6 view behind CodeEditor (loaded lazily). One EditorView per mounted editor; the
-// language, read-only flag and reference scope are swapped through compartments, and the text is
+// The CodeMirror 6 view behind CodeEditor (loaded lazily): the one CodeMirror setup of the studio,
+// for settings fields and for the JSON view's whole document. One EditorView per mounted editor;
+// the language, read-only flag and attributes are swapped through compartments, and the text is
 // controlled: a new `value` from outside (undo, another panel) replaces the editor's text.
 import { autocompletion, type Completion, type CompletionContext, closeBrackets } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
-import { type Diagnostic, linter } from "@codemirror/lint";
+import {
+  bracketMatching,
+  defaultHighlightStyle,
+  foldGutter,
+  foldKeymap,
+  HighlightStyle,
+  indentOnInput,
+  syntaxHighlighting,
+} from "@codemirror/language";
+import { type Diagnostic, linter, lintGutter, setDiagnostics } from "@codemirror/lint";
 import { Annotation, Compartment, EditorState, type Extension } from "@codemirror/state";
 import {
   Decoration,
   drawSelection,
   EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
   keymap,
+  lineNumbers,
   MatchDecorator,
   placeholder as placeholderText,
   ViewPlugin,
   type ViewUpdate,
 } from "@codemirror/view";
+import { tags } from "@lezer/highlight";
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import type { CodeEditorProps, CodeLanguage } from "./code-editor-props";
@@ -49,7 +62,7 @@ const external = Annotation.define<boolean>();
  * indents only in code (JavaScript, Python), where indentation matters; there, Escape then Tab
  * leaves the editor (CodeMirror's own rule). In templates and JSON, Tab moves on to the next field.
  */
-async function languageExtension(language: CodeLanguage): Promise<Extension> {
+async function languageExtension(language: CodeLanguage, checks: boolean): Promise<Extension> {
   switch (language) {
     case "javascript":
       return [(await import("@codemirror/lang-javascript")).javascript(), keymap.of([indentWithTab])];
@@ -57,6 +70,7 @@ async function languageExtension(language: CodeLanguage): Promise<Extension> {
       return [(await import("@codemirror/lang-python")).python(), keymap.of([indentWithTab])];
     case "json": {
       const { json, jsonParseLinter } = await import("@codemirror/lang-json");
+      if (!checks) return json();
       const parseProblems = jsonParseLinter();
       // An empty JSON setting means "not set": not a syntax error.
       return [json(), linter((view) => (view.state.doc.length === 0 ? [] : parseProblems(view)), { delay: 300 })];
@@ -74,13 +88,12 @@ function fontTheme(language: CodeLanguage): Extension {
   return EditorView.theme({ ".cm-scroller": { fontFamily, lineHeight: "1.5" } });
 }
 
-const theme = EditorView.theme({
+/** A settings field: framed like the form's text inputs. */
+const fieldTheme = EditorView.theme({
   "&": {
-    fontSize: "0.75rem",
     border: "1px solid var(--input)",
     borderRadius: "calc(var(--radius) - 2px)",
     backgroundColor: "transparent",
-    color: "var(--foreground)",
   },
   "&.cm-focused": {
     outline: "none",
@@ -88,9 +101,14 @@ const theme = EditorView.theme({
     boxShadow: "0 0 0 3px color-mix(in oklch, var(--ring) 50%, transparent)",
   },
   // The same padding as the form's text inputs, so a one-line template lines up with them.
-  ".cm-content": { caretColor: "var(--foreground)", padding: "7px 0" },
+  ".cm-content": { padding: "7px 0" },
   ".cm-line": { padding: "0 11px" },
   ".cm-gutters": { backgroundColor: "transparent", border: "none" },
+});
+
+const theme = EditorView.theme({
+  "&": { fontSize: "0.75rem", color: "var(--foreground)" },
+  ".cm-content": { caretColor: "var(--foreground)" },
   ".cm-reference": { color: "var(--ring)", fontWeight: "600" },
   ".cm-tooltip": {
     backgroundColor: "var(--popover)",
@@ -109,6 +127,66 @@ const theme = EditorView.theme({
     textUnderlineOffset: "3px",
   },
 });
+
+/** The document variant: fills its box, scrolls inside, with gutters; JSON colours from CSS
+ * variables the host sets (light and dark values, both readable). */
+const documentTheme = EditorView.theme({
+  "&": { height: "100%", backgroundColor: "var(--background)" },
+  "&.cm-focused": { outline: "2px solid var(--ring)", outlineOffset: "-2px" },
+  ".cm-gutters": { backgroundColor: "var(--muted)", color: "var(--muted-foreground)", border: "none" },
+  ".cm-activeLine, .cm-activeLineGutter": { backgroundColor: "color-mix(in oklab, var(--accent) 60%, transparent)" },
+  ".cm-cursor": { borderLeftColor: "var(--foreground)" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground": {
+    backgroundColor: "color-mix(in oklab, var(--ring) 35%, transparent)",
+  },
+});
+const documentHighlight = HighlightStyle.define([
+  { tag: tags.propertyName, color: "var(--json-key)" },
+  { tag: tags.string, color: "var(--json-string)" },
+  { tag: tags.number, color: "var(--json-number)" },
+  { tag: [tags.bool, tags.null], color: "var(--json-keyword)" },
+]);
+
+/** A key command that did its work (CodeMirror stops looking for another). */
+function handled(action: (() => void) | undefined): boolean {
+  if (!action) return false;
+  action();
+  return true;
+}
+
+/** What differs between a settings field and a whole document. */
+function variantExtensions(props: CodeEditorProps, latest: { current: CodeEditorProps }): Extension {
+  // Undo goes to the caller's history when it has one (the JSON view shares the canvas's).
+  const undoKeys = props.onUndo
+    ? keymap.of([
+        { key: "Mod-z", run: () => handled(latest.current.onUndo), preventDefault: true },
+        { key: "Mod-y", run: () => handled(latest.current.onRedo), preventDefault: true },
+        { key: "Mod-Shift-z", run: () => handled(latest.current.onRedo), preventDefault: true },
+      ])
+    : [history(), keymap.of(historyKeymap)];
+  if (props.variant === "document")
+    return [
+      undoKeys,
+      lineNumbers(),
+      highlightActiveLineGutter(),
+      foldGutter(),
+      lintGutter(),
+      highlightActiveLine(),
+      keymap.of(foldKeymap),
+      syntaxHighlighting(documentHighlight),
+      documentTheme,
+    ];
+  return [
+    undoKeys,
+    indentOnInput(),
+    closeBrackets(),
+    syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+    EditorView.lineWrapping,
+    darkAwareHighlight,
+    fieldTheme,
+    EditorView.theme({ ".cm-content": { minHeight: `${(props.minLines ?? 3) * 1.4}em` } }),
+  ];
+}
 
 /** Syntax colours that keep their contrast on light and dark backgrounds. */
 const darkAwareHighlight = EditorView.theme({
@@ -144,12 +222,13 @@ function completionSource(scope: () => ReferenceScope | undefined, t: (key: stri
           },
         }),
       ),
-      validFor: /^[A-Za-z0-9_.]*$/,
+      // A dot asks again: after `{{state.` the list is the fields, however fast it was typed.
+      validFor: /^[A-Za-z0-9_]*$/,
     };
   };
 }
 
-export default function CodeMirrorEditor(props: CodeEditorProps) {
+export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: boolean }) {
   const { t } = useTranslation();
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -164,28 +243,29 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
     aria: new Compartment(),
   });
 
+  /** The caller's problems are shown; the editor runs no checks of its own then. */
+  const ownChecks = props.diagnostics === undefined;
+
   // biome-ignore lint/correctness/useExhaustiveDependencies: the view is made once; props reach it through refs and compartments
   useEffect(() => {
     if (!host.current) return;
     const c = compartments.current;
-    const lint = linter(
-      (v): Diagnostic[] => {
-        const scope = latest.current.references;
-        return scope ? referenceDiagnostics(v.state.doc.toString(), scope, tRef.current) : [];
-      },
-      { delay: 120 },
-    );
+    const lint = ownChecks
+      ? linter(
+          (v): Diagnostic[] => {
+            const scope = latest.current.references;
+            return scope ? referenceDiagnostics(v.state.doc.toString(), scope, tRef.current) : [];
+          },
+          { delay: 120 },
+        )
+      : [];
     const state = EditorState.create({
       doc: props.value,
       extensions: [
-        history(),
+        variantExtensions(props, latest),
         drawSelection(),
-        indentOnInput(),
         bracketMatching(),
-        closeBrackets(),
-        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-        EditorView.lineWrapping,
-        keymap.of([...defaultKeymap, ...historyKeymap]),
+        keymap.of(defaultKeymap),
         autocompletion({
           override: [
             completionSource(
@@ -198,15 +278,11 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
         lint,
         referenceHighlightUpdates,
         theme,
-        darkAwareHighlight,
         placeholderText(""),
         c.language.of([]),
         c.font.of(fontTheme(props.language)),
-        c.readOnly.of([EditorState.readOnly.of(props.readOnly ?? false), EditorView.editable.of(!props.readOnly)]),
+        c.readOnly.of(readOnlyExtension(props)),
         c.aria.of(ariaAttributes(props)),
-        EditorView.theme({
-          ".cm-content": { minHeight: `${(props.minLines ?? 3) * 1.4}em` },
-        }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged && !update.transactions.some((tr) => tr.annotation(external)))
             latest.current.onChange?.(update.state.doc.toString());
@@ -215,6 +291,7 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
       ],
     });
     view.current = new EditorView({ state, parent: host.current });
+    if (props.autoFocus) view.current.focus();
     return () => {
       view.current?.destroy();
       view.current = null;
@@ -227,28 +304,50 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
     if (!v) return;
     const shown = v.state.doc.toString();
     if (shown !== props.value)
-      v.dispatch({ changes: { from: 0, to: shown.length, insert: props.value }, annotations: external.of(true) });
+      v.dispatch({
+        changes: { from: 0, to: shown.length, insert: props.value },
+        // The cursor stays where it was (as far as the new text goes), not at the start.
+        selection: { anchor: Math.min(v.state.selection.main.head, props.value.length) },
+        annotations: external.of(true),
+      });
   }, [props.value]);
+
+  useEffect(() => {
+    const v = view.current;
+    if (!v || !props.diagnostics) return;
+    const length = v.state.doc.length;
+    const shown = props.diagnostics.map(
+      (d): Diagnostic => ({
+        from: Math.min(d.from, length),
+        to: Math.min(Math.max(d.to, d.from), length),
+        severity: "error",
+        message: d.message,
+      }),
+    );
+    v.dispatch(setDiagnostics(v.state, shown));
+  }, [props.diagnostics]);
+
+  useEffect(() => {
+    const v = view.current;
+    if (!v || !props.cursor) return;
+    v.dispatch({ selection: { anchor: Math.min(props.cursor.offset, v.state.doc.length) }, scrollIntoView: true });
+    v.focus();
+  }, [props.cursor]);
 
   useEffect(() => {
     let current = true;
     view.current?.dispatch({ effects: compartments.current.font.reconfigure(fontTheme(props.language)) });
-    void languageExtension(props.language).then((extension) => {
+    void languageExtension(props.language, ownChecks).then((extension) => {
       if (current) view.current?.dispatch({ effects: compartments.current.language.reconfigure(extension) });
     });
     return () => {
       current = false;
     };
-  }, [props.language]);
+  }, [props.language, ownChecks]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the flag is what changes; the rest comes through `latest`
   useEffect(() => {
-    const readOnly = props.readOnly ?? false;
-    view.current?.dispatch({
-      effects: compartments.current.readOnly.reconfigure([
-        EditorState.readOnly.of(readOnly),
-        EditorView.editable.of(!readOnly),
-      ]),
-    });
+    view.current?.dispatch({ effects: compartments.current.readOnly.reconfigure(readOnlyExtension(latest.current)) });
   }, [props.readOnly]);
 
   const label = props["aria-label"];
@@ -259,11 +358,27 @@ export default function CodeMirrorEditor(props: CodeEditorProps) {
     view.current?.dispatch({ effects: compartments.current.aria.reconfigure(ariaAttributes(latest.current)) });
   }, [label, describedBy, invalid]);
 
-  return <div ref={host} data-testid={props["data-testid"]} data-language={props.language} />;
+  return (
+    <div
+      ref={host}
+      className={props.variant === "document" ? "h-full min-h-0" : undefined}
+      data-testid={props["data-testid"]}
+      data-language={props.language}
+    />
+  );
+}
+
+/** A read-only field cannot be typed in; a read-only document stays selectable (copy, keys). */
+function readOnlyExtension(props: CodeEditorProps): Extension {
+  const readOnly = props.readOnly ?? false;
+  if (props.variant === "document") return EditorState.readOnly.of(readOnly);
+  return [EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)];
 }
 
 function ariaAttributes(props: CodeEditorProps): Extension {
   const attributes: Record<string, string> = { "aria-label": props["aria-label"], "aria-multiline": "true" };
+  // A document scrolls inside: its text is a tab stop of its own, also when read-only.
+  if (props.variant === "document") attributes.tabindex = "0";
   if (props["aria-describedby"]) attributes["aria-describedby"] = props["aria-describedby"];
   if (props["aria-invalid"]) attributes["aria-invalid"] = "true";
   return EditorView.contentAttributes.of(attributes);

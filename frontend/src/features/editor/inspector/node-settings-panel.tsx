@@ -2,7 +2,8 @@
 // Schema the backend validates the node's settings with (GET /api/node-types). Nothing selected:
 // a hint and a node picker; several nodes: how many.
 import { useQuery } from "@tanstack/react-query";
-import { useId, useMemo, useState } from "react";
+import type { TFunction } from "i18next";
+import { type ReactNode, useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useShallow } from "zustand/react/shallow";
 import { Alert, AlertDescription } from "@/components/ui/alert";
@@ -24,8 +25,20 @@ import {
 import { useEditorUi } from "../layout/editor-ui-store";
 import { type NodeTypeInfo, nodeTypesQuery } from "./node-type-queries";
 import { documentContextKeys } from "./reference-scope";
-import { settingsForm } from "./schema-form";
+import { type FieldSpec, type JsonSchema, settingsForm } from "./schema-form";
 import { SettingField, SettingsFormProvider } from "./settings-form";
+import { useDraft } from "./use-draft";
+
+/** A type's form, built once per schema (the catalog is fetched once): selecting a node only draws it. */
+const formCache = new WeakMap<JsonSchema, FieldSpec>();
+function formOf(schema: JsonSchema): FieldSpec {
+  let form = formCache.get(schema);
+  if (!form) {
+    form = settingsForm(schema);
+    formCache.set(schema, form);
+  }
+  return form;
+}
 
 export function NodeSettingsPanel() {
   const { t } = useTranslation();
@@ -46,18 +59,33 @@ export function nodeName(node: Pick<WorkflowNode, "id" | "data">): string {
   return typeof label === "string" && label.trim() !== "" ? label : node.id;
 }
 
+/** The picker's options, kept per node list and language: drawn again only when the nodes change,
+ * not each time the picker shows (500 options cost 1,000 translations). */
+const pickerCache = new WeakMap<readonly WorkflowNode[], { t: TFunction; options: ReactNode[] }>();
+function pickerOptions(nodes: readonly WorkflowNode[], t: TFunction): ReactNode[] {
+  const kept = pickerCache.get(nodes);
+  if (kept && kept.t === t) return kept.options;
+  const options = nodes.map((node) => (
+    <option key={node.id} value={node.id}>
+      {t("editor.inspector.pickNodeOption", { name: nodeName(node), type: t(`editor.nodeTypes.${node.type}.name`) })}
+    </option>
+  ));
+  pickerCache.set(nodes, { t, options });
+  return options;
+}
+
 function NodePicker() {
   const { t } = useTranslation();
   const id = useId();
   const all = useDocument(selectNodes);
-  const nodes = useMemo(() => all.map((n) => ({ id: n.id, type: n.type, name: nodeName(n) })), [all]);
   const select = useEditorUi((s) => s.select);
+  const options = pickerOptions(all, t);
   return (
     <div className="grid gap-3 p-4">
       <p className="text-sm text-muted-foreground" data-testid="settings-hint">
         {t("editor.inspector.noSelection")}
       </p>
-      {nodes.length > 0 && (
+      {all.length > 0 && (
         <div className="grid gap-1.5">
           <label htmlFor={id} className="text-sm font-medium">
             {t("editor.inspector.pickNode")}
@@ -70,14 +98,7 @@ function NodePicker() {
             onChange={(e) => e.target.value && select({ nodeIds: [e.target.value] })}
           >
             <option value="">{t("editor.inspector.pickNodePlaceholder")}</option>
-            {nodes.map((node) => (
-              <option key={node.id} value={node.id}>
-                {t("editor.inspector.pickNodeOption", {
-                  name: node.name,
-                  type: t(`editor.nodeTypes.${node.type}.name`),
-                })}
-              </option>
-            ))}
+            {options}
           </select>
         </div>
       )}
@@ -102,8 +123,15 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
   const fieldListId = useId();
   const labelId = useId();
   const [labelError, setLabelError] = useState<string | null>(null);
+  const refusal = (error: DocumentError) => t(`editor.errors.${error.code}`, error.params ?? {});
   const info = types.data?.find((entry) => entry.type === node?.type);
-  const form = useMemo(() => (info ? settingsForm(info.data_schema) : null), [info]);
+  const form = info ? formOf(info.data_schema) : null;
+  const storedLabel = typeof node?.data.label === "string" ? node.data.label : "";
+  // The label is typed into the field and written after a pause (see use-draft.ts).
+  const label = useDraft(storedLabel, (text) => {
+    const result = store.getState().dispatch({ type: "rename-node", nodeId, label: text });
+    setLabelError(result.ok ? null : refusal(result.error));
+  });
 
   if (!node)
     return (
@@ -112,7 +140,6 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
       </p>
     );
 
-  const refusal = (error: DocumentError) => t(`editor.errors.${error.code}`, error.params ?? {});
   const change = (path: SettingPath, value: unknown): string | null => {
     const result = store.getState().dispatch({ type: "update-node-data", nodeId, path, value });
     return result.ok ? null : refusal(result.error);
@@ -143,15 +170,16 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
         <Input
           id={labelId}
           data-testid="settings-label"
-          value={typeof node.data.label === "string" ? node.data.label : ""}
+          value={label.shown}
           placeholder={nodeId}
           aria-invalid={labelError ? true : undefined}
           aria-describedby={labelError ? `${labelId}-error` : undefined}
-          onChange={(e) => {
-            const result = store.getState().dispatch({ type: "rename-node", nodeId, label: e.target.value });
-            setLabelError(result.ok ? null : refusal(result.error));
+          onChange={(e) => label.change(e.target.value)}
+          onKeyDown={label.onKeyDown}
+          onBlur={() => {
+            label.flush();
+            closeGroup();
           }}
-          onBlur={closeGroup}
         />
         {labelError && (
           <p id={`${labelId}-error`} className="text-xs text-destructive" data-testid="setting-error" role="status">

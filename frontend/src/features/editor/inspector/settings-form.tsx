@@ -1,10 +1,19 @@
 // The settings form of one node, generated from its type's JSON Schema (see schema-form.ts). Every
-// change dispatches `update-node-data` for the setting's path; consecutive keystrokes in one field
-// merge into one undo step, closed when the field loses focus.
+// change dispatches `update-node-data` for the setting's path; typed text is written after a short
+// pause (use-draft.ts), and the writes of one field merge into one undo step, closed when the
+// field loses focus.
 
 import type { TFunction } from "i18next";
 import { PlusIcon, Trash2Icon } from "lucide-react";
-import { createContext, type ReactNode, useContext, useEffect, useId, useState } from "react";
+import {
+  createContext,
+  type KeyboardEvent as ReactKeyboardEvent,
+  type ReactNode,
+  useContext,
+  useEffect,
+  useId,
+  useState,
+} from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
@@ -13,6 +22,7 @@ import { CodeEditor, type ReferenceScope } from "../code-editor/code-editor";
 import { nearestName, type SettingPath } from "../document";
 import { type NodeTypeInfo, namesStateField, stateFieldForm, stringEditor } from "./node-type-queries";
 import { emptyValue, type FieldSpec, fieldProblem, pickVariant } from "./schema-form";
+import { useDraft } from "./use-draft";
 
 /** What every field of one node's form shares. */
 export interface FormContext {
@@ -95,6 +105,7 @@ function FieldFrame({
   error,
   children,
   testId,
+  onKeyDown,
 }: {
   id: string;
   name: string;
@@ -103,10 +114,12 @@ function FieldFrame({
   error?: string | null | undefined;
   children: ReactNode;
   testId: string;
+  onKeyDown?: (event: ReactKeyboardEvent) => void;
 }) {
   const { t } = useTranslation();
   return (
-    <div className="grid gap-1.5" data-testid={testId}>
+    // biome-ignore lint/a11y/noStaticElementInteractions: only listens to its field's keys (a shortcut writes the typed text first)
+    <div className="grid gap-1.5" data-testid={testId} onKeyDown={onKeyDown}>
       <label htmlFor={id} id={`${id}-label`} className="text-sm font-medium">
         {name}
         {required && (
@@ -133,7 +146,8 @@ function FieldFrame({
 
 const testIdOf = (path: SettingPath) => `setting-${path.join(".")}`;
 
-function ScalarField({ name, spec, required, path, value }: FieldProps) {
+function ScalarField(props: FieldProps) {
+  const { name, spec, required, path } = props;
   const { t } = useTranslation();
   const form = useForm();
   const id = useId();
@@ -141,6 +155,9 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
   const help = useHelp(name, spec);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [draftError, setDraftError] = useState<string | null>(null);
+  // Typed text waits in the field; the document gets it after a pause, on blur or before a shortcut.
+  const draft = useDraft<unknown>(props.value, (next) => setRefusal(form.change(path, next)));
+  const value = draft.shown;
   const problem = fieldProblem(spec, value, required);
   const error =
     refusal ??
@@ -148,13 +165,22 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
     (problem ? t(`editor.inspector.errors.${problem.code}`, problem.params ?? {}) : null) ??
     undeclaredField(form, path, value, t);
   const describedBy = [help ? `${id}-help` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
-  const set = (next: unknown) => setRefusal(form.change(path, next));
+  const set = draft.change;
+  /** A choice (checkbox, list) is one event, not a burst: written at once. */
+  const setNow = (next: unknown) => {
+    draft.flush();
+    setRefusal(form.change(path, next));
+  };
+  const leave = () => {
+    draft.flush();
+    form.closeGroup();
+  };
   const common = {
     id,
     "aria-invalid": error ? true : undefined,
     "aria-describedby": describedBy,
     "aria-required": required || undefined,
-    onBlur: form.closeGroup,
+    onBlur: leave,
   };
 
   let control: ReactNode;
@@ -172,7 +198,7 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
             aria-label={label}
             aria-describedby={describedBy}
             aria-invalid={Boolean(error)}
-            onBlur={form.closeGroup}
+            onBlur={leave}
             minLines={editor === "template" && (spec.maxLength ?? 0) < 5000 ? 1 : 4}
             data-testid={`${testIdOf(path)}-editor`}
           />
@@ -208,7 +234,7 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
           type="checkbox"
           className="size-4 accent-[var(--ring)]"
           checked={value === true}
-          onChange={(e) => set(e.target.checked)}
+          onChange={(e) => setNow(e.target.checked)}
         />
       );
       break;
@@ -218,7 +244,7 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
           {...common}
           className={cn(inputClass, "h-9")}
           value={typeof value === "string" ? value : ""}
-          onChange={(e) => set(e.target.value === "" ? undefined : e.target.value)}
+          onChange={(e) => setNow(e.target.value === "" ? undefined : e.target.value)}
         >
           {(!required || typeof value !== "string") && <option value="">{t("editor.inspector.notSet")}</option>}
           {spec.options.map((option) => (
@@ -238,12 +264,21 @@ function ScalarField({ name, spec, required, path, value }: FieldProps) {
           invalid={Boolean(error)}
           onValue={set}
           onDraftError={setDraftError}
+          onBlur={leave}
           testId={`${testIdOf(path)}-editor`}
         />
       );
   }
   return (
-    <FieldFrame id={id} name={label} required={required} help={help} error={error} testId={testIdOf(path)}>
+    <FieldFrame
+      id={id}
+      name={label}
+      required={required}
+      help={help}
+      error={error}
+      testId={testIdOf(path)}
+      onKeyDown={draft.onKeyDown}
+    >
       {control}
     </FieldFrame>
   );
@@ -307,6 +342,7 @@ function JsonInput({
   invalid,
   onValue,
   onDraftError,
+  onBlur,
   testId,
 }: {
   value: unknown;
@@ -315,6 +351,7 @@ function JsonInput({
   invalid: boolean;
   onValue: (value: unknown) => void;
   onDraftError: (error: string | null) => void;
+  onBlur: () => void;
   testId: string;
 }) {
   const { t } = useTranslation();
@@ -339,7 +376,7 @@ function JsonInput({
       aria-label={label}
       aria-describedby={describedBy}
       aria-invalid={invalid}
-      onBlur={form.closeGroup}
+      onBlur={onBlur}
       data-testid={testId}
       onChange={(next) => {
         setText(next);

@@ -2,9 +2,9 @@
 // it; an edit is parsed after a pause and, when valid, applied as one replace-document command.
 // An invalid edit lists its problems (line and column) while the store keeps the last valid
 // document; the draft is kept if the panel closes, and offered again while the store has not moved.
-import type { Diagnostic } from "@codemirror/lint";
-import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CodeEditor, type EditorDiagnostic } from "../code-editor/code-editor";
 import {
   type DocumentError,
   type DocumentStore,
@@ -15,8 +15,6 @@ import {
 } from "../document";
 import { type ExplainedProblem, explainJsonProblems, SHOWN_PROBLEMS_MAX } from "./json-problems";
 import { createJsonSync, type JsonEditOutcome } from "./json-sync";
-
-const JsonEditor = lazy(() => import("./json-editor"));
 
 /** An invalid draft left in a closed JSON view, with the store text it was written over. */
 const drafts = new WeakMap<DocumentStore, { text: string; base: string }>();
@@ -40,6 +38,8 @@ export function JsonViewPanel() {
     drafts.delete(store);
     return draft && draft.base === value ? draft.text : value;
   });
+  /** The editor's text: what was typed, or the store's text when the store moved. */
+  const [text, setText] = useState(initial);
   /** The editor's text as last typed (what a closing view keeps as a draft). */
   const textRef = useRef<string>(initial);
   const seenValue = useRef(value);
@@ -76,6 +76,7 @@ export function JsonViewPanel() {
     echo.current = null;
     sync.cancel();
     textRef.current = value;
+    setText(value);
     setShown(null);
   }, [value, sync]);
 
@@ -91,15 +92,10 @@ export function JsonViewPanel() {
   );
 
   const message = (p: ExplainedProblem) => t(p.key, p.params);
-  const diagnostics: Diagnostic[] = useMemo(
+  const diagnostics: EditorDiagnostic[] = useMemo(
     () =>
       shown?.kind === "problems"
-        ? shown.problems.map((p) => ({
-            from: p.offset,
-            to: p.offset + p.length,
-            severity: "error" as const,
-            message: t(p.key, p.params),
-          }))
+        ? shown.problems.map((p) => ({ from: p.offset, to: p.offset + p.length, message: t(p.key, p.params) }))
         : [],
     [shown, t],
   );
@@ -108,30 +104,30 @@ export function JsonViewPanel() {
     <div className="flex h-full min-h-[24rem] flex-col" data-testid="json-view">
       <p className="border-b px-3 py-2 text-xs text-muted-foreground">{t("editor.json.hint")}</p>
       <div className="min-h-0 flex-1 [--json-key:#1e40af] [--json-keyword:#6b21a8] [--json-number:#9a3412] [--json-string:#166534] dark:[--json-key:#93c5fd] dark:[--json-keyword:#d8b4fe] dark:[--json-number:#fdba74] dark:[--json-string:#86efac]">
-        <Suspense fallback={<p className="p-3 text-sm text-muted-foreground">{t("common.loading")}</p>}>
-          <JsonEditor
-            value={value}
-            echo={echo}
-            initial={initial}
-            readOnly={readOnly}
-            label={t("editor.json.label")}
-            diagnostics={diagnostics}
-            cursor={cursor}
-            onEdit={(text) => {
-              textRef.current = text;
-              sync.edit(text);
-            }}
-            onUndo={() => {
-              sync.flush();
-              store.getState().undo();
-            }}
-            onRedo={() => {
-              sync.flush();
-              store.getState().redo();
-            }}
-            onBlur={() => sync.flush()}
-          />
-        </Suspense>
+        <CodeEditor
+          variant="document"
+          language="json"
+          value={text}
+          readOnly={readOnly}
+          aria-label={t("editor.json.label")}
+          diagnostics={diagnostics}
+          cursor={cursor}
+          data-testid="workflow-json"
+          onChange={(next) => {
+            textRef.current = next;
+            setText(next);
+            sync.edit(next);
+          }}
+          onUndo={() => {
+            sync.flush();
+            store.getState().undo();
+          }}
+          onRedo={() => {
+            sync.flush();
+            store.getState().redo();
+          }}
+          onBlur={() => sync.flush()}
+        />
       </div>
       <div role="status" aria-live="polite" className="max-h-48 shrink-0 overflow-y-auto border-t empty:hidden">
         {shown?.kind === "refused" && (

@@ -18,6 +18,8 @@ import {
   selectIsDirty,
   startJournalWriter,
 } from "../document";
+import { JOURNAL_MAX_WAIT_MS } from "../document/journal/journal-writer";
+import { DRAFT_MAX_WAIT_MS } from "../inspector/draft-commit";
 import type { EditorUiStore } from "../layout/editor-ui-store";
 import { type ChangeSummary, sameValue, summarizeChanges } from "./change-summary";
 import { type MergeConflict, mergeDocuments } from "./merge-documents";
@@ -245,7 +247,13 @@ export function createSaveSession(options: {
           const server = { version: opened.version, document: opened.document } as Parameters<typeof journalOffer>[1];
           const offer = journalOffer(record, server);
           if (offer) set({ offer });
-          writer = startJournalWriter({ store: document, storage: opened_, onError: failed });
+          // Typed text reaches the document up to DRAFT_MAX_WAIT_MS late: the journal makes up for it.
+          writer = startJournalWriter({
+            store: document,
+            storage: opened_,
+            onError: failed,
+            maxWaitMs: JOURNAL_MAX_WAIT_MS - DRAFT_MAX_WAIT_MS,
+          });
           window.addEventListener("pagehide", flush);
           window.document.addEventListener("visibilitychange", onVisibility);
         })().catch(failed);

@@ -33,6 +33,17 @@ export function shownProblems(t: TFunction, result: ValidationResult | null): Sh
   }));
 }
 
+/** Whether two lists of shown problems say the same, in the same order. */
+export function sameProblems(a: readonly ShownProblem[], b: readonly ShownProblem[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((p, i) => {
+      const q = b[i] as ShownProblem;
+      return p.code === q.code && p.message === q.message && p.nodeId === q.nodeId && p.edgeId === q.edgeId;
+    })
+  );
+}
+
 export function useValidation(): void {
   const { t } = useTranslation();
   const documentStore = useDocumentStore();
@@ -55,5 +66,10 @@ export function useValidation(): void {
   }, [store, runner]);
   useEffect(() => runner.schedule(document), [runner, document]);
   const result = useStore(store, (s) => s.result);
-  useEffect(() => ui.getState().setProblems(shownProblems(t, result)), [ui, t, result]);
+  // The canvas redraws its marks when the problems change: an answer that says the same as the
+  // last one (most edits of a setting) leaves them as they are.
+  useEffect(() => {
+    const next = shownProblems(t, result);
+    if (!sameProblems(ui.getState().problems, next)) ui.getState().setProblems(next);
+  }, [ui, t, result]);
 }

@@ -4,7 +4,7 @@ import { ApiError } from "@/lib/api";
 import { VALIDATION_CATALOG } from "../../../../../backend/src/core/errors.js";
 import en from "../../../locales/en.json";
 import viLocale from "../../../locales/vi.json";
-import { problemDetail, shownProblems } from "./use-validation";
+import { problemDetail, sameProblems, shownProblems } from "./use-validation";
 import { createValidationRunner, type ValidationResult, validationResult } from "./validation-runner";
 import { problemCount } from "./validation-store";
 
@@ -116,5 +116,20 @@ describe("validator problems in the UI", () => {
     expect(problemCount({ status: "invalid", problems })).toBe(3);
     expect(problemCount({ status: "valid" })).toBe(0);
     expect(problems.map(problemDetail)).toEqual([null, null, "Set OPENAI_API_KEY to run openai models.", null]);
+  });
+
+  it("tell an answer that says the same from one that does not, so the canvas keeps its marks", () => {
+    const t = ((key: string) => key) as never;
+    const problems = [
+      { code: "NODE_UNREACHABLE", message: "x", node_id: "a" },
+      { code: "EDGE_TARGET_UNKNOWN", message: "y", edge_id: "e1" },
+    ];
+    const first = shownProblems(t, { status: "invalid", problems });
+    const again = shownProblems(t, { status: "invalid", problems: problems.map((p) => ({ ...p })) });
+    expect(again).not.toBe(first);
+    expect(sameProblems(first, again)).toBe(true);
+    expect(sameProblems(first, first.slice(0, 1))).toBe(false);
+    expect(sameProblems(first, [first[0] as never, { ...first[1], edgeId: "e2" } as never])).toBe(false);
+    expect(sameProblems([], shownProblems(t, { status: "valid" }))).toBe(true);
   });
 });

@@ -75,7 +75,11 @@ export function VersionsPanel() {
     },
   });
 
-  const author = (v: VersionSummary) => (v.author_id === me ? t("editor.versions.you") : v.author_id);
+  /** Who saved a version: you, else the author's name, else their email (an account that is gone: said so). */
+  const author = (v: VersionSummary) =>
+    v.author_id === me
+      ? t("editor.versions.you")
+      : (v.author_name ?? v.author_email ?? t("editor.versions.formerAuthor"));
   const loaded = mode.kind === "list" || (first.data && (mode.kind === "preview" || second.data));
   const loadError = first.error ?? second.error;
 
@@ -168,7 +172,7 @@ export function VersionsPanel() {
                     )}
                   </p>
                   <p className="truncate text-xs text-muted-foreground">
-                    {author(v)} ·{" "}
+                    <span title={v.author_id === me ? undefined : (v.author_email ?? undefined)}>{author(v)}</span> ·{" "}
                     <time dateTime={v.created_at} title={fullDate(v.created_at, i18n.language)}>
                       {relativeTime(v.created_at, now, i18n.language)}
                     </time>

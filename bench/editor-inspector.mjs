@@ -1,0 +1,410 @@
+// The settings panel's two steps of the editor benchmark (editor.mjs), alone and quicker: select a
+// node → its settings shown (p95 of 15) and keystroke → paint in the label field (p95 of 20), on
+// the same 500-node, 600-edge workflow with the same clicks, keys and measurement. `--count` also
+// prints how many React commits and component renders a selection and 20 keystrokes cause (a
+// React DevTools hook, installed before the app loads); `--profile` / `--profile-select` write a
+// CPU profile of the keystrokes / selections to the temporary directory. STUDIO_UI_DIR runs it
+// against another build of the UI (an A/B comparison). Prints figures; asserts nothing.
+// Run: npm run build && node bench/editor-inspector.mjs [--nodes 500] [--edges 600] [--count]
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+
+const { values: options } = parseArgs({
+  options: {
+    nodes: { type: "string", default: "500" },
+    edges: { type: "string", default: "600" },
+    count: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
+    "profile-select": { type: "boolean", default: false },
+  },
+});
+const NODES = Number(options.nodes);
+const EDGES = Number(options.edges);
+
+const ENTRY = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
+const UI = fileURLToPath(new URL("../frontend/dist/index.html", import.meta.url));
+const OWNER = { email: "bench@example.com", password: "bench-password", name: "Bench" };
+
+const cleanups = [];
+async function cleanup() {
+  for (const step of cleanups.reverse()) await step().catch(() => {});
+}
+process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
+
+/** A workflow of `nodes` Code nodes in parallel chains, with cross edges up to `edges`. */
+function largeWorkflow(nodes, edges, name) {
+  const chains = Math.max(1, Math.round(nodes / 100));
+  const perChain = Math.ceil(nodes / chains);
+  const state = Array.from({ length: chains }, (_, c) => ({ name: `field_${c}`, type: "string" }));
+  const list = [];
+  const edgeList = [];
+  for (let i = 0; i < nodes; i++) {
+    const chain = Math.floor(i / perChain);
+    const step = i % perChain;
+    list.push({
+      id: `n${i}`,
+      type: "code",
+      position: { x: step * 260, y: chain * 160 },
+      data: {
+        label: `Step ${step} of chain ${chain}`,
+        language: "javascript",
+        code: `function main(state) {\n  return { field_${chain}: String(state.field_${chain} ?? "") + "${i}" };\n}`,
+        outputs: [`field_${chain}`],
+      },
+    });
+    const id = `e${edgeList.length}`;
+    if (step === 0) edgeList.push({ id, source: "start", target: `n${i}` });
+    else edgeList.push({ id, source: `n${i - 1}`, target: `n${i}` });
+  }
+  // Cross edges between neighbouring chains, step k → step k + 1, until the edge count is reached.
+  for (let k = 0; edgeList.length < edges && k < nodes; k++) {
+    const from = k;
+    const to = k + perChain + 1;
+    if (to < nodes && (from % perChain) + 1 < perChain)
+      edgeList.push({ id: `e${edgeList.length}`, source: `n${from}`, target: `n${to}` });
+  }
+  return { name, state, nodes: list, edges: edgeList.slice(0, edges) };
+}
+
+function startStudio() {
+  const dataDir = mkdtempSync(join(tmpdir(), "superstep-editor-bench-"));
+  const child = spawn(process.execPath, [ENTRY, "start"], {
+    env: {
+      ...process.env,
+      STUDIO_DATA_DIR: dataDir,
+      STUDIO_HOST: "127.0.0.1",
+      STUDIO_PORT: "0",
+      JWT_SECRET: "editor-bench-secret-that-is-long-enough-for-hs256",
+      STUDIO_LOG_LEVEL: "info",
+    },
+  });
+  cleanups.push(async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk) => {
+      if (output === null) return;
+      output += chunk.toString();
+      const match = /running on (http:\/\/[^\s"]+)/.exec(output);
+      if (!match) return;
+      output = null;
+      resolve(match[1].replace(/\/$/, ""));
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the studio exited with ${code}:\n${output}`)));
+  });
+}
+
+async function call(url, method, path, { token, body } = {}) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      ...(body ? { "content-type": "application/json" } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const percentile = (values, p) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const ms = (value) => `${value.toFixed(1)} ms`;
+function line(label, value, target, ok) {
+  console.log(`  ${label.padEnd(46)} ${value.padStart(12)}   target ${target} ${ok ? "(met)" : "(MISSED)"}`);
+}
+
+// In-page helpers, installed before the app loads.
+function pageHelpers() {
+  for (const type of ["pointerdown", "keydown"]) {
+    // Modifier keys alone are not the input measured (Ctrl+V is timed from the V).
+    const record = (e) => {
+      if (!["Control", "Shift", "Alt", "Meta"].includes(e.key)) window.__bench.inputs[type].push(e.timeStamp);
+    };
+    window.addEventListener(type, record, { capture: true });
+  }
+  // Frame sampling: intervals between animation frames while `sampling` is on.
+  window.__bench = {
+    frames: [],
+    sampling: false,
+    startFrames() {
+      this.frames = [];
+      this.sampling = true;
+      let last = performance.now();
+      const tick = (now) => {
+        if (!this.sampling) return;
+        this.frames.push(now - last);
+        last = now;
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    },
+    stopFrames() {
+      this.sampling = false;
+      return this.frames.slice(1);
+    },
+    // Resolves with the time after `predicate` holds and the next frame has been painted.
+    afterPaint(predicate, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const started = performance.now();
+        const check = () => {
+          if (predicate()) {
+            requestAnimationFrame(() => {
+              const channel = new MessageChannel();
+              channel.port1.onmessage = () => resolve(performance.now());
+              channel.port2.postMessage(null);
+            });
+            return;
+          }
+          if (performance.now() - started > timeoutMs) reject(new Error("timed out"));
+          else setTimeout(check, 0);
+        };
+        check();
+      });
+    },
+    // Where the first 50 rendered nodes are drawn.
+    positions() {
+      return [...document.querySelectorAll(".react-flow__node")]
+        .slice(0, 50)
+        .map((el) => el.style.transform)
+        .join("|");
+    },
+    // Times of every pointerdown and keydown, recorded from the start (no listener can miss one).
+    inputs: { pointerdown: [], keydown: [] },
+  };
+}
+
+/** The nodes drawn inside the canvas, with their centres in page coordinates. */
+function visibleNodes(page) {
+  return page.locator(".react-flow__node").evaluateAll((els) => {
+    // Inside the canvas and away from its minimap and controls (bottom corners).
+    const c = document.querySelector('[data-testid="workflow-canvas"]').getBoundingClientRect();
+    return (
+      els
+        .map((el) => {
+          const r = el.getBoundingClientRect();
+          return {
+            id: el.getAttribute("data-id"),
+            left: r.left,
+            right: r.right,
+            x: r.x + r.width / 2,
+            y: r.y + r.height / 2,
+            w: r.width,
+          };
+        })
+        .filter((n) => n.left > c.left + 60 && n.right < c.right - 10 && n.y > c.top + 10 && n.y < c.bottom - 160)
+        // Only nodes whose centre is not covered by another.
+        .filter(
+          (n) => document.elementFromPoint(n.x, n.y)?.closest(".react-flow__node")?.getAttribute("data-id") === n.id,
+        )
+        .map(({ id, x, y, w }) => ({ id, x, y, w }))
+    );
+  });
+}
+
+/** How many inputs of `type` the page has seen; then the time of the one after them. */
+async function inputCount(page, type) {
+  return { type, seen: await page.evaluate((t) => window.__bench.inputs[t].length, type) };
+}
+async function inputTime(page, { type, seen }) {
+  await page.waitForFunction(([t, n]) => window.__bench.inputs[t].length > n, [type, seen]);
+  return page.evaluate(([t, n]) => window.__bench.inputs[t][n], [type, seen]);
+}
+
+async function main() {
+  if (!existsSync(ENTRY) || !existsSync(UI)) throw new Error("the studio is not built: run `npm run build` first");
+  console.log(
+    `editor-inspector: ${NODES} nodes; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
+  const url = await startStudio();
+  const setup = await call(url, "POST", "/api/auth/setup", { body: OWNER });
+  const token = setup.body.data.token;
+  const user = setup.body.data.user ?? (await call(url, "GET", "/api/auth/me", { token })).body.data;
+  const created = await call(url, "POST", "/api/workflows", { token, body: largeWorkflow(NODES, EDGES, "Large") });
+  const workflowId = created.body.data.id;
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  cleanups.push(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  await context.addInitScript(pageHelpers);
+  if (COUNT) await context.addInitScript(renderCounter);
+  const page = await context.newPage();
+  await page.goto(`${url}/login`);
+  await page.evaluate((value) => localStorage.setItem("superstep.session", value), JSON.stringify({ token, user }));
+  await page.goto(`${url}/workflows/${workflowId}`);
+  await page.evaluate(() => window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length > 0));
+  const pane = page.locator(".react-flow__pane");
+  await page.waitForTimeout(1500);
+  await pane.click({ position: { x: 5, y: 5 } });
+  let near = [];
+  for (let i = 0; i < 40 && near.length < 15; i++) {
+    await page.keyboard.press("+");
+    await page.waitForTimeout(100);
+    near = (await visibleNodes(page)).filter((n) => n.id?.startsWith("n") && n.w > 50);
+  }
+  const selectTimes = [];
+  const selectRenders = [];
+  const cdpSel = PROFILE_SELECT ? await context.newCDPSession(page) : null;
+  if (cdpSel) {
+    await cdpSel.send("Profiler.enable");
+    await cdpSel.send("Profiler.setSamplingInterval", { interval: 200 });
+    await cdpSel.send("Profiler.start");
+  }
+  for (const node of near.slice(0, 15)) {
+    await pane.click({ position: { x: 5, y: 5 } });
+    await page.waitForTimeout(50);
+    if (COUNT) await page.evaluate(() => window.__renders.reset());
+    const input = await inputCount(page, "pointerdown");
+    await page.mouse.click(node.x, node.y);
+    const t0 = await inputTime(page, input);
+    const t1 = await page.evaluate(
+      (id) =>
+        window.__bench.afterPaint(() => document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`)),
+      node.id,
+    );
+    selectTimes.push(t1 - t0);
+    if (COUNT) {
+      await page.waitForTimeout(300);
+      selectRenders.push(await page.evaluate(() => window.__renders.take()));
+    }
+  }
+  if (cdpSel) {
+    const { profile } = await cdpSel.send("Profiler.stop");
+    (await import("node:fs")).writeFileSync(
+      join(tmpdir(), "editor-inspector-select.cpuprofile"),
+      JSON.stringify(profile),
+    );
+  }
+  console.log("select times", selectTimes.map((x) => x.toFixed(0)).join(" "));
+  line(
+    `select → settings (p95 of ${selectTimes.length})`,
+    ms(percentile(selectTimes, 95)),
+    "≤ 100 ms",
+    percentile(selectTimes, 95) <= 100,
+  );
+  console.log(`  median ${ms(percentile(selectTimes, 50))}`);
+  if (COUNT) console.log("select renders", JSON.stringify(selectRenders.slice(-2)));
+  const label = page.getByTestId("settings-label");
+  await label.click();
+  await page.keyboard.press("End");
+  const keyTimes = [];
+  const cdp = PROFILE ? await context.newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+    await cdp.send("Profiler.start");
+  }
+  if (COUNT) await page.evaluate(() => window.__renders.reset());
+  for (const char of "abcdefghijklmnopqrst") {
+    const input = await inputCount(page, "keydown");
+    const before = await label.inputValue();
+    await page.keyboard.type(char);
+    const t0 = await inputTime(page, input);
+    const t1 = await page.evaluate(
+      (expected) =>
+        window.__bench.afterPaint(() => document.querySelector('[data-testid="settings-label"]')?.value === expected),
+      before + char,
+    );
+    keyTimes.push(t1 - t0);
+  }
+  if (cdp) {
+    await page.waitForTimeout(1500);
+    const { profile } = await cdp.send("Profiler.stop");
+    (await import("node:fs")).writeFileSync(
+      join(tmpdir(), "editor-inspector-keys.cpuprofile"),
+      JSON.stringify(profile),
+    );
+  }
+  console.log("key times", keyTimes.map((x) => x.toFixed(0)).join(" "));
+  line("keystroke → paint (p95 of 20)", ms(percentile(keyTimes, 95)), "≤ 50 ms", percentile(keyTimes, 95) <= 50);
+  console.log(`  median ${ms(percentile(keyTimes, 50))}`);
+  if (COUNT) {
+    await page.waitForTimeout(1500);
+    console.log(
+      "renders over 20 keystrokes + 1.5 s",
+      JSON.stringify(await page.evaluate(() => window.__renders.take())),
+    );
+  }
+}
+
+// Counts the React components that rendered (fibers with PerformedWork) per commit, by name.
+function renderCounter() {
+  const counts = { commits: 0, components: 0, byName: {} };
+  // As React DevTools tells: a fiber rendered when it is new or has PerformedWork; a subtree whose
+  // children are the very fibers of the previous commit was not visited.
+  const walk = (fiber) => {
+    while (fiber) {
+      const fresh = fiber.alternate === null;
+      if ([0, 1, 11, 14, 15].includes(fiber.tag) && (fresh || (fiber.flags & 1) === 1)) {
+        counts.components++;
+        const t = fiber.type?.type ?? fiber.type?.render ?? fiber.type;
+        const name = t?.displayName ?? t?.name ?? "?";
+        counts.byName[name] = (counts.byName[name] ?? 0) + 1;
+      }
+      if (fiber.child && (fresh || fiber.child !== fiber.alternate.child)) walk(fiber.child);
+      fiber = fiber.sibling;
+    }
+  };
+  window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+    supportsFiber: true,
+    renderers: new Map(),
+    inject() {
+      return 1;
+    },
+    onCommitFiberRoot(_id, root) {
+      counts.commits++;
+      walk(root.current.child);
+    },
+    onCommitFiberUnmount() {},
+    onPostCommitFiberRoot() {},
+    checkDCE() {},
+  };
+  window.__renders = {
+    reset() {
+      counts.commits = 0;
+      counts.components = 0;
+      counts.byName = {};
+    },
+    take() {
+      const top = Object.entries(counts.byName)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 25);
+      return { commits: counts.commits, components: counts.components, top };
+    },
+  };
+}
+const COUNT = process.argv.includes("--count");
+const PROFILE = process.argv.includes("--profile");
+const PROFILE_SELECT = process.argv.includes("--profile-select");
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}
