@@ -6,13 +6,24 @@
 // CPU profile of the keystrokes / selections to the temporary directory. STUDIO_UI_DIR runs it
 // against another build of the UI (an A/B comparison). Prints figures; asserts nothing.
 // Run: npm run build && node bench/editor-inspector.mjs [--nodes 500] [--edges 600] [--count]
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
+import {
+  call,
+  cleanup,
+  cleanups,
+  ENTRY,
+  largeWorkflow,
+  line,
+  ms,
+  OWNER,
+  percentile,
+  startStudio,
+  UI,
+} from "./editor-studio.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -25,108 +36,6 @@ const { values: options } = parseArgs({
 });
 const NODES = Number(options.nodes);
 const EDGES = Number(options.edges);
-
-const ENTRY = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
-const UI = fileURLToPath(new URL("../frontend/dist/index.html", import.meta.url));
-const OWNER = { email: "bench@example.com", password: "bench-password", name: "Bench" };
-
-const cleanups = [];
-async function cleanup() {
-  for (const step of cleanups.reverse()) await step().catch(() => {});
-}
-process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
-
-/** A workflow of `nodes` Code nodes in parallel chains, with cross edges up to `edges`. */
-function largeWorkflow(nodes, edges, name) {
-  const chains = Math.max(1, Math.round(nodes / 100));
-  const perChain = Math.ceil(nodes / chains);
-  const state = Array.from({ length: chains }, (_, c) => ({ name: `field_${c}`, type: "string" }));
-  const list = [];
-  const edgeList = [];
-  for (let i = 0; i < nodes; i++) {
-    const chain = Math.floor(i / perChain);
-    const step = i % perChain;
-    list.push({
-      id: `n${i}`,
-      type: "code",
-      position: { x: step * 260, y: chain * 160 },
-      data: {
-        label: `Step ${step} of chain ${chain}`,
-        language: "javascript",
-        code: `function main(state) {\n  return { field_${chain}: String(state.field_${chain} ?? "") + "${i}" };\n}`,
-        outputs: [`field_${chain}`],
-      },
-    });
-    const id = `e${edgeList.length}`;
-    if (step === 0) edgeList.push({ id, source: "start", target: `n${i}` });
-    else edgeList.push({ id, source: `n${i - 1}`, target: `n${i}` });
-  }
-  // Cross edges between neighbouring chains, step k → step k + 1, until the edge count is reached.
-  for (let k = 0; edgeList.length < edges && k < nodes; k++) {
-    const from = k;
-    const to = k + perChain + 1;
-    if (to < nodes && (from % perChain) + 1 < perChain)
-      edgeList.push({ id: `e${edgeList.length}`, source: `n${from}`, target: `n${to}` });
-  }
-  return { name, state, nodes: list, edges: edgeList.slice(0, edges) };
-}
-
-function startStudio() {
-  const dataDir = mkdtempSync(join(tmpdir(), "superstep-editor-bench-"));
-  const child = spawn(process.execPath, [ENTRY, "start"], {
-    env: {
-      ...process.env,
-      STUDIO_DATA_DIR: dataDir,
-      STUDIO_HOST: "127.0.0.1",
-      STUDIO_PORT: "0",
-      JWT_SECRET: "editor-bench-secret-that-is-long-enough-for-hs256",
-      STUDIO_LOG_LEVEL: "info",
-    },
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null) {
-      child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const onData = (chunk) => {
-      if (output === null) return;
-      output += chunk.toString();
-      const match = /running on (http:\/\/[^\s"]+)/.exec(output);
-      if (!match) return;
-      output = null;
-      resolve(match[1].replace(/\/$/, ""));
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`the studio exited with ${code}:\n${output}`)));
-  });
-}
-
-async function call(url, method, path, { token, body } = {}) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      ...(body ? { "content-type": "application/json" } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-const percentile = (values, p) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-const ms = (value) => `${value.toFixed(1)} ms`;
-function line(label, value, target, ok) {
-  console.log(`  ${label.padEnd(46)} ${value.padStart(12)}   target ${target} ${ok ? "(met)" : "(MISSED)"}`);
-}
 
 // In-page helpers, installed before the app loads.
 function pageHelpers() {

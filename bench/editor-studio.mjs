@@ -1,0 +1,110 @@
+// What the editor benchmarks share (editor.mjs, editor-inspector.mjs): the studio they start, the
+// large workflow they open, the API calls, the figures' formatting, and the cleanups run at the end.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ENTRY = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
+export const UI = fileURLToPath(new URL("../frontend/dist/index.html", import.meta.url));
+export const OWNER = { email: "bench@example.com", password: "bench-password", name: "Bench" };
+
+export const cleanups = [];
+export async function cleanup() {
+  for (const step of cleanups.reverse()) await step().catch(() => {});
+}
+process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
+
+/** A workflow of `nodes` Code nodes in parallel chains, with cross edges up to `edges`. */
+export function largeWorkflow(nodes, edges, name) {
+  const chains = Math.max(1, Math.round(nodes / 100));
+  const perChain = Math.ceil(nodes / chains);
+  const state = Array.from({ length: chains }, (_, c) => ({ name: `field_${c}`, type: "string" }));
+  const list = [];
+  const edgeList = [];
+  for (let i = 0; i < nodes; i++) {
+    const chain = Math.floor(i / perChain);
+    const step = i % perChain;
+    list.push({
+      id: `n${i}`,
+      type: "code",
+      position: { x: step * 260, y: chain * 160 },
+      data: {
+        label: `Step ${step} of chain ${chain}`,
+        language: "javascript",
+        code: `function main(state) {\n  return { field_${chain}: String(state.field_${chain} ?? "") + "${i}" };\n}`,
+        outputs: [`field_${chain}`],
+      },
+    });
+    const id = `e${edgeList.length}`;
+    if (step === 0) edgeList.push({ id, source: "start", target: `n${i}` });
+    else edgeList.push({ id, source: `n${i - 1}`, target: `n${i}` });
+  }
+  // Cross edges between neighbouring chains, step k → step k + 1, until the edge count is reached.
+  for (let k = 0; edgeList.length < edges && k < nodes; k++) {
+    const from = k;
+    const to = k + perChain + 1;
+    if (to < nodes && (from % perChain) + 1 < perChain)
+      edgeList.push({ id: `e${edgeList.length}`, source: `n${from}`, target: `n${to}` });
+  }
+  return { name, state, nodes: list, edges: edgeList.slice(0, edges) };
+}
+
+export function startStudio() {
+  const dataDir = mkdtempSync(join(tmpdir(), "superstep-editor-bench-"));
+  const child = spawn(process.execPath, [ENTRY, "start"], {
+    env: {
+      ...process.env,
+      STUDIO_DATA_DIR: dataDir,
+      STUDIO_HOST: "127.0.0.1",
+      STUDIO_PORT: "0",
+      JWT_SECRET: "editor-bench-secret-that-is-long-enough-for-hs256",
+      STUDIO_LOG_LEVEL: "info",
+    },
+  });
+  cleanups.push(async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk) => {
+      if (output === null) return;
+      output += chunk.toString();
+      const match = /running on (http:\/\/[^\s"]+)/.exec(output);
+      if (!match) return;
+      output = null;
+      resolve(match[1].replace(/\/$/, ""));
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the studio exited with ${code}:\n${output}`)));
+  });
+}
+
+export async function call(url, method, path, { token, body } = {}) {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      ...(body ? { "content-type": "application/json" } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+export const percentile = (values, p) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+export const ms = (value) => `${value.toFixed(1)} ms`;
+export const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+export function line(label, value, target, ok) {
+  console.log(`  ${label.padEnd(46)} ${value.padStart(12)}   target ${target} ${ok ? "(met)" : "(MISSED)"}`);
+}
