@@ -16,13 +16,17 @@ import {
   cleanup,
   cleanups,
   ENTRY,
+  inputCount,
+  inputTime,
   largeWorkflow,
   line,
   ms,
   OWNER,
+  pageHelpers,
   percentile,
   startStudio,
   UI,
+  visibleNodes,
 } from "./editor-studio.mjs";
 
 const { values: options } = parseArgs({
@@ -36,103 +40,6 @@ const { values: options } = parseArgs({
 });
 const NODES = Number(options.nodes);
 const EDGES = Number(options.edges);
-
-// In-page helpers, installed before the app loads.
-function pageHelpers() {
-  for (const type of ["pointerdown", "keydown"]) {
-    // Modifier keys alone are not the input measured (Ctrl+V is timed from the V).
-    const record = (e) => {
-      if (!["Control", "Shift", "Alt", "Meta"].includes(e.key)) window.__bench.inputs[type].push(e.timeStamp);
-    };
-    window.addEventListener(type, record, { capture: true });
-  }
-  // Frame sampling: intervals between animation frames while `sampling` is on.
-  window.__bench = {
-    frames: [],
-    sampling: false,
-    startFrames() {
-      this.frames = [];
-      this.sampling = true;
-      let last = performance.now();
-      const tick = (now) => {
-        if (!this.sampling) return;
-        this.frames.push(now - last);
-        last = now;
-        requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    },
-    stopFrames() {
-      this.sampling = false;
-      return this.frames.slice(1);
-    },
-    // Resolves with the time after `predicate` holds and the next frame has been painted.
-    afterPaint(predicate, timeoutMs = 60_000) {
-      return new Promise((resolve, reject) => {
-        const started = performance.now();
-        const check = () => {
-          if (predicate()) {
-            requestAnimationFrame(() => {
-              const channel = new MessageChannel();
-              channel.port1.onmessage = () => resolve(performance.now());
-              channel.port2.postMessage(null);
-            });
-            return;
-          }
-          if (performance.now() - started > timeoutMs) reject(new Error("timed out"));
-          else setTimeout(check, 0);
-        };
-        check();
-      });
-    },
-    // Where the first 50 rendered nodes are drawn.
-    positions() {
-      return [...document.querySelectorAll(".react-flow__node")]
-        .slice(0, 50)
-        .map((el) => el.style.transform)
-        .join("|");
-    },
-    // Times of every pointerdown and keydown, recorded from the start (no listener can miss one).
-    inputs: { pointerdown: [], keydown: [] },
-  };
-}
-
-/** The nodes drawn inside the canvas, with their centres in page coordinates. */
-function visibleNodes(page) {
-  return page.locator(".react-flow__node").evaluateAll((els) => {
-    // Inside the canvas and away from its minimap and controls (bottom corners).
-    const c = document.querySelector('[data-testid="workflow-canvas"]').getBoundingClientRect();
-    return (
-      els
-        .map((el) => {
-          const r = el.getBoundingClientRect();
-          return {
-            id: el.getAttribute("data-id"),
-            left: r.left,
-            right: r.right,
-            x: r.x + r.width / 2,
-            y: r.y + r.height / 2,
-            w: r.width,
-          };
-        })
-        .filter((n) => n.left > c.left + 60 && n.right < c.right - 10 && n.y > c.top + 10 && n.y < c.bottom - 160)
-        // Only nodes whose centre is not covered by another.
-        .filter(
-          (n) => document.elementFromPoint(n.x, n.y)?.closest(".react-flow__node")?.getAttribute("data-id") === n.id,
-        )
-        .map(({ id, x, y, w }) => ({ id, x, y, w }))
-    );
-  });
-}
-
-/** How many inputs of `type` the page has seen; then the time of the one after them. */
-async function inputCount(page, type) {
-  return { type, seen: await page.evaluate((t) => window.__bench.inputs[t].length, type) };
-}
-async function inputTime(page, { type, seen }) {
-  await page.waitForFunction(([t, n]) => window.__bench.inputs[t].length > n, [type, seen]);
-  return page.evaluate(([t, n]) => window.__bench.inputs[t][n], [type, seen]);
-}
 
 async function main() {
   if (!existsSync(ENTRY) || !existsSync(UI)) throw new Error("the studio is not built: run `npm run build` first");
