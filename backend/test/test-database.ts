@@ -1,11 +1,13 @@
 // Fresh databases for tests: SQLite in a temp dir, or a new database on the test PostgreSQL
 // cluster, as the vitest project says.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Kysely } from "kysely";
 import pg from "pg";
 import { inject } from "vitest";
+import type { Database } from "../src/models/database.model.js";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "../src/repositories/database.js";
 import "./provided-context.js";
 
@@ -55,4 +57,26 @@ export async function openTestDatabase(): Promise<TestDatabase> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Inserts an owner account that runs and workflows can belong to; returns its id. */
+export async function insertTestOwner(
+  db: Kysely<Database>,
+  options: { id?: string; email?: string } = {},
+): Promise<string> {
+  const id = options.id ?? randomUUID();
+  const now = new Date().toISOString();
+  await db
+    .insertInto("users")
+    .values({
+      id,
+      email: options.email ?? "o@example.com",
+      name: null,
+      password_hash: "x",
+      role: "owner",
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return id;
 }

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
 import { CallbackOutboxRepository } from "./callback-outbox.repository.js";
 import { RunRepository } from "./run.repository.js";
 
@@ -14,20 +13,7 @@ describe("callback outbox", () => {
     database = await openTestDatabase();
     runs = new RunRepository(database.db);
     outbox = new CallbackOutboxRepository(database.db);
-    ownerId = randomUUID();
-    const now = new Date().toISOString();
-    await database.db
-      .insertInto("users")
-      .values({
-        id: ownerId,
-        email: "o@example.com",
-        name: null,
-        password_hash: "x",
-        role: "owner",
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    ownerId = await insertTestOwner(database.db);
   });
   afterAll(() => database.drop());
 

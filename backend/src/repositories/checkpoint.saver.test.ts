@@ -12,7 +12,7 @@ import {
 } from "@langchain/langgraph";
 import { emptyCheckpoint, TASKS, uuid6 } from "@langchain/langgraph-checkpoint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
 import { DatabaseCheckpointSaver } from "./checkpoint.saver.js";
 import { MARKER } from "./plain-json.serde.js";
 
@@ -139,18 +139,7 @@ describe("DatabaseCheckpointSaver fencing", () => {
   async function insertRun(runId: string, leaseGen: number) {
     const now = new Date().toISOString();
     const userId = randomUUID();
-    await database.db
-      .insertInto("users")
-      .values({
-        id: userId,
-        email: `${userId}@example.com`,
-        name: null,
-        password_hash: "x",
-        role: "owner",
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertTestOwner(database.db, { id: userId, email: `${userId}@example.com` });
     await database.db
       .insertInto("runs")
       .values({

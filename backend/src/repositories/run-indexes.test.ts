@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { CompiledQuery, type KyselyPlugin, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
 import { RunRepository } from "./run.repository.js";
 
 describe("run queries and their indexes", () => {
@@ -25,20 +25,8 @@ describe("run queries and their indexes", () => {
     };
     runs = new RunRepository(database.db.withPlugin(capture));
 
-    const ownerId = randomUUID();
+    const ownerId = await insertTestOwner(database.db);
     const now = new Date().toISOString();
-    await database.db
-      .insertInto("users")
-      .values({
-        id: ownerId,
-        email: "o@example.com",
-        name: null,
-        password_hash: "x",
-        role: "owner",
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
     const later = new Date(Date.now() + 86_400_000).toISOString();
     const row = (status: string) => ({
       id: randomUUID(),

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
 import { RunRepository } from "./run.repository.js";
 
 describe("run repository fencing", () => {
@@ -11,20 +10,7 @@ describe("run repository fencing", () => {
   beforeAll(async () => {
     database = await openTestDatabase();
     runs = new RunRepository(database.db);
-    ownerId = randomUUID();
-    const now = new Date().toISOString();
-    await database.db
-      .insertInto("users")
-      .values({
-        id: ownerId,
-        email: "o@example.com",
-        name: null,
-        password_hash: "x",
-        role: "owner",
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    ownerId = await insertTestOwner(database.db);
   });
   afterAll(() => database.drop());
 

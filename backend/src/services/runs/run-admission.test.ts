@@ -1,9 +1,8 @@
 // A user's queued and running runs stay under STUDIO_USER_MAX_QUEUED however their creates
 // interleave: a run being created is counted once, by the admission until the database's count
 // sees it, then by the database.
-import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openTestDatabase, type TestDatabase } from "../../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../../test/test-database.js";
 import { AppError } from "../../core/errors.js";
 import type { RunRow } from "../../models/database.model.js";
 import { type NewRun, RunRepository } from "../../repositories/run.repository.js";
@@ -27,20 +26,7 @@ describe("run admission", () => {
   beforeEach(async () => {
     database = await openTestDatabase();
     runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
-    ownerId = randomUUID();
-    const now = new Date().toISOString();
-    await database.db
-      .insertInto("users")
-      .values({
-        id: ownerId,
-        email: "o@example.com",
-        name: null,
-        password_hash: "x",
-        role: "owner",
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    ownerId = await insertTestOwner(database.db);
   });
   afterEach(() => database.drop());
 

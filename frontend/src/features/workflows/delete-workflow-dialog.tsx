@@ -1,18 +1,6 @@
-import { CircleAlertIcon, LoaderCircleIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
-import { Alert, AlertDescription } from "@/components/ui/alert";
-import {
-  AlertDialog,
-  AlertDialogAction,
-  AlertDialogCancel,
-  AlertDialogContent,
-  AlertDialogDescription,
-  AlertDialogFooter,
-  AlertDialogHeader,
-  AlertDialogTitle,
-} from "@/components/ui/alert-dialog";
+import { ConfirmDialog } from "@/components/confirm-dialog";
 import type { WorkflowSummary } from "@/lib/api";
-import { errorMessage } from "@/lib/error-message";
 
 interface DeleteWorkflowDialogProps {
   workflow: WorkflowSummary | null;
@@ -26,36 +14,16 @@ interface DeleteWorkflowDialogProps {
 export function DeleteWorkflowDialog({ workflow, onOpenChange, pending, error, onConfirm }: DeleteWorkflowDialogProps) {
   const { t } = useTranslation();
   return (
-    <AlertDialog open={workflow !== null} onOpenChange={onOpenChange}>
-      <AlertDialogContent>
-        <AlertDialogHeader>
-          <AlertDialogTitle>{t("workflows.delete.title")}</AlertDialogTitle>
-          <AlertDialogDescription>
-            {t("workflows.delete.description", { name: workflow?.name ?? "", count: workflow?.version ?? 0 })}
-          </AlertDialogDescription>
-        </AlertDialogHeader>
-        {error != null && (
-          <Alert variant="destructive">
-            <CircleAlertIcon aria-hidden />
-            <AlertDescription>{errorMessage(t, error)}</AlertDescription>
-          </Alert>
-        )}
-        <AlertDialogFooter>
-          <AlertDialogCancel>{t("common.cancel")}</AlertDialogCancel>
-          <AlertDialogAction
-            variant="destructive"
-            disabled={pending}
-            onClick={(event) => {
-              // Stay open until the server answers, so a failure can be shown here.
-              event.preventDefault();
-              onConfirm();
-            }}
-          >
-            {pending && <LoaderCircleIcon className="animate-spin" aria-hidden />}
-            {t("workflows.delete.confirm")}
-          </AlertDialogAction>
-        </AlertDialogFooter>
-      </AlertDialogContent>
-    </AlertDialog>
+    <ConfirmDialog
+      open={workflow !== null}
+      onOpenChange={onOpenChange}
+      title={t("workflows.delete.title")}
+      description={t("workflows.delete.description", { name: workflow?.name ?? "", count: workflow?.version ?? 0 })}
+      confirmLabel={t("workflows.delete.confirm")}
+      variant="destructive"
+      pending={pending}
+      error={error}
+      onConfirm={onConfirm}
+    />
   );
 }
