@@ -112,6 +112,12 @@ export async function buildContainer(
     settled: () => database.settled(),
     writes: database.writes,
   });
+  // Run execution's own connections (a separate pool on PostgreSQL: see DatabaseHandle.forRuns).
+  const runWork = database.forRuns;
+  const runWorkRepository =
+    runWork.db === database.db
+      ? runRepository
+      : new RunRepository(runWork.db, { settled: () => database.settled(), writes: runWork.writes });
   const bus = new RunBus();
   const background = new BackgroundMonitor(logger);
   // Names this process in the leases and claims it takes.
@@ -119,9 +125,9 @@ export async function buildContainer(
   const base = config.callbackRetryBaseMs;
   const egress = egressClientFor(config.engine.egressAllow);
   const callbacks = new CallbackDeliverer({
-    runs: runRepository,
+    runs: runWorkRepository,
     apiKeys: apiKeyRepository,
-    outbox: new CallbackOutboxRepository(database.db),
+    outbox: new CallbackOutboxRepository(runWork.db),
     egress,
     backoffMs: [base, base * 5, base * 30, base * 120],
     logger,
@@ -134,10 +140,10 @@ export async function buildContainer(
     onFailure: (runId, error) => background.failed("queue", "queued run failed", error, { runId }),
   });
   const executor = new RunExecutor({
-    db: database.db,
-    writes: database.writes,
-    runs: runRepository,
-    nodeResults: new NodeResultRepository(database.db, () => database.settled()),
+    db: runWork.db,
+    writes: runWork.writes,
+    runs: runWorkRepository,
+    nodeResults: new NodeResultRepository(runWork.db, () => database.settled()),
     engine: config.engine,
     bus,
     logger,

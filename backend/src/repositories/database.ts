@@ -29,6 +29,12 @@ export interface DatabaseHandle {
   settledNow(): Promise<void>;
   /** The writes of runs (events, checkpoints, endings): shared transactions on SQLite. */
   writes: WriteBatcher;
+  /**
+   * What run execution reads and writes through. On SQLite the same connection as `db`; on
+   * PostgreSQL a pool of its own, so that answering a request (a trigger's 202, a page of runs)
+   * never queues for a connection behind the runs' own queries.
+   */
+  forRuns: { db: Kysely<Schema>; writes: WriteBatcher };
   /** The embedded database's group commit (null on PostgreSQL, which syncs each commit itself). */
   durability: WalDurability | null;
   close(): Promise<void>;
@@ -55,6 +61,10 @@ const require = createRequire(import.meta.url);
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
+// PostgreSQL connections per process: requests and run execution each have their own pool.
+export const POSTGRES_REQUEST_POOL_MAX = 5;
+export const POSTGRES_RUN_POOL_MAX = 10;
+
 export interface OpenOptions {
   /** How the embedded database's WAL file is flushed (fs.fdatasync; a failing one in tests). */
   syncFile?: SyncFile;
@@ -73,28 +83,32 @@ export function openDatabase(
   const busyTimeoutMs = config.dbBusyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (config.databaseUrl) {
     const { Pool } = require("pg") as typeof pg;
-    // lock_timeout 0 would mean "wait for ever" to PostgreSQL.
-    const pool = new Pool({
-      connectionString: config.databaseUrl,
-      max: 10,
-      lock_timeout: Math.max(1, busyTimeoutMs),
-    });
-    // An idle connection dropped by the server (restart, failover) must not crash the process;
-    // the pool replaces it on the next query.
-    pool.on("error", onIdleError);
-    // A connection lost while a query holds it emits `error` on its client, which the pool only
-    // listens to while the client is idle: unheard, that event would end the process. The query
-    // itself fails with the same error (the request gets DATABASE_UNAVAILABLE).
-    pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    const connectionString = config.databaseUrl;
+    const openPool = (max: number): Kysely<Schema> => {
+      // lock_timeout 0 would mean "wait for ever" to PostgreSQL.
+      const pool = new Pool({ connectionString, max, lock_timeout: Math.max(1, busyTimeoutMs) });
+      // An idle connection dropped by the server (restart, failover) must not crash the process;
+      // the pool replaces it on the next query.
+      pool.on("error", onIdleError);
+      // A connection lost while a query holds it emits `error` on its client, which the pool only
+      // listens to while the client is idle: unheard, that event would end the process. The query
+      // itself fails with the same error (the request gets DATABASE_UNAVAILABLE).
+      pool.on("connect", (client) => client.on("error", () => {}));
+      return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    };
+    const db = openPool(POSTGRES_REQUEST_POOL_MAX);
+    const runDb = openPool(POSTGRES_RUN_POOL_MAX);
     return {
       db,
       kind: "postgres",
       settled: async () => {},
       settledNow: async () => {},
       writes: new WriteBatcher(db, { batching: false }),
+      forRuns: { db: runDb, writes: new WriteBatcher(runDb, { batching: false }) },
       durability: null,
-      close: () => db.destroy(),
+      close: async () => {
+        await Promise.all([db.destroy(), runDb.destroy()]);
+      },
     };
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -105,12 +119,14 @@ export function openDatabase(
   const checkpointer = new WalCheckpointer(file);
   const dialect = new NodeSqliteDialect(sqlite, { durability, checkpointer, busyTimeoutMs });
   const db = new Kysely<Schema>({ dialect });
+  const writes = new WriteBatcher(db, { batching: true, openTransaction: () => dialect.openTransaction() });
   return {
     db,
     kind: "sqlite",
     settled: () => durability.durable(),
     settledNow: () => durability.durableNow(),
-    writes: new WriteBatcher(db, { batching: true, openTransaction: () => dialect.openTransaction() }),
+    writes,
+    forRuns: { db, writes },
     durability,
     close: () => db.destroy(),
   };

@@ -74,32 +74,60 @@ describe("run admission", () => {
     expect(await runs.countActive(ownerId)).toBe(3);
   });
 
-  it("takes the next count only once the run admitted before it is committed", async () => {
+  it("counts a run admitted before it and not committed yet, without waiting for its commit", async () => {
     const admission = admissionOf(1);
     const held = gate();
-    let secondSettled = false;
-    let secondAtFirstInsert: boolean | undefined;
+    let inserted = false;
     // The first create waits before its insert: the run is in no count of the database yet.
     const first = admission.admit(ownerId, "hook", async (visible) => {
       await held.opened;
-      secondAtFirstInsert = secondSettled;
+      inserted = true;
       return runs.create(newRun(), { visible });
     });
-    const second = admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible }));
-    void second.then(
-      () => {
-        secondSettled = true;
-      },
-      () => {
-        secondSettled = true;
-      },
+    // Decided while the first run is still uncommitted, and refused: the first one counts.
+    expect(await refusalOf(admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible })))).toBe(
+      "RUN_LIMIT_REACHED",
     );
+    expect(inserted).toBe(false);
     held.open();
     expect((await first).created).toBe(true);
-    expect(await refusalOf(second)).toBe("RUN_LIMIT_REACHED");
-    // The second admission was not decided while the first run was still uncommitted.
-    expect(secondAtFirstInsert).toBe(false);
     expect(await runs.countActive(ownerId)).toBe(1);
+  });
+
+  it("counts a run whose commit lands during the count once, counting again when that decides", async () => {
+    const admission = admissionOf(2);
+    const held = gate();
+    const started = gate();
+    const committed = gate();
+    // The first run commits while the second admission's count runs: the count may or may not
+    // see it, and counting it twice would refuse the second wrongly.
+    const first = admission.admit(ownerId, "hook", async (visible) => {
+      started.open();
+      await held.opened;
+      return runs.create(newRun(), {
+        visible: () => {
+          visible();
+          committed.open();
+        },
+      });
+    });
+    await started.opened;
+    const counting = runs.countActive.bind(runs);
+    let counts = 0;
+    runs.countActive = async (owner: string) => {
+      counts++;
+      if (counts === 1) {
+        // The first run commits while this count is under way, and the count sees it.
+        held.open();
+        await committed.opened;
+      }
+      return counting(owner);
+    };
+    const second = await admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible }));
+    expect(second.created).toBe(true);
+    expect(counts).toBe(2);
+    expect((await first).created).toBe(true);
+    expect(await runs.countActive(ownerId)).toBe(2);
   });
 
   it("counts a committed run once while its create still waits for the disk, so the next trigger is admitted", async () => {

@@ -1,6 +1,7 @@
 // Whether one user may start another run: under STUDIO_USER_MAX_QUEUED queued and running runs,
-// and under STUDIO_USER_RUN_RATE starts a minute. One user's admissions take turns from the count
-// until the run is committed, so concurrent triggers cannot all slip under the limit together. And
+// and under STUDIO_USER_RUN_RATE starts a minute. One user's admissions take turns at the count and
+// each also counts the runs admitted before it and not committed yet, so concurrent triggers cannot
+// all slip under the limit together. And
 // whether the server may take another run at all: under STUDIO_MAX_QUEUED runs queued and running
 // in this process, all users together, counting admissions under way, so a burst from many users
 // cannot slip past it either.
@@ -27,6 +28,8 @@ export class RunAdmission {
   readonly #rate: TriggerRateLimiter;
   readonly #server: ServerLoad;
   readonly #turns = new Map<string, Promise<unknown>>();
+  /** Per owner, the admitted runs no count sees yet (their create has not committed or ended). */
+  readonly #unseen = new Map<string, Set<object>>();
   /** Admissions past the server-wide check whose run is not queued yet. */
   #reserved = 0;
 
@@ -42,7 +45,7 @@ export class RunAdmission {
    * own; RUN_LIMIT_REACHED, RATE_LIMITED or SERVER_BUSY otherwise. `create` must queue the run it
    * creates before it resolves, so that the server-wide count sees it, and call `visible` once
    * every later count sees its run (committed); until then, or until it ends, this owner's next
-   * admission waits. A create that returns an earlier run (same idempotency key) or fails does not
+   * admissions count it themselves. A create that returns an earlier run (same idempotency key) or fails does not
    * count against the rate.
    */
   async admit(
@@ -53,43 +56,70 @@ export class RunAdmission {
     if (UNLIMITED_TRIGGERS.has(trigger)) return create(noop);
     // Refused at once, before waiting for the user's turn or asking the database.
     this.#checkServer();
-    // One owner's admissions take turns from the count until the run is committed (`visible`:
-    // every later count sees it), so each count sees every run admitted before it exactly once.
-    // The wait for the disk that follows the commit is outside the turn: admissions of one owner
-    // do not queue behind each other's syncs.
+    // One owner's admissions take turns at the count, and each counts the runs admitted before it
+    // that no count can see yet (created but not committed) on top of the database's count. The
+    // turn ends once the create has started, not when its run is committed: on PostgreSQL a
+    // commit waits for the disk, and one owner's triggers would otherwise take turns at it.
     let created: Promise<{ run: RunRow; created: boolean }> | undefined;
     await this.#oneAtATime(ownerId, async () => {
-      const active = await this.#runs.countActive(ownerId);
-      if (active >= this.#maxQueued) {
-        throw new AppError("RUN_LIMIT_REACHED", {
-          limit: this.#maxQueued,
-          retry_after_seconds: RUN_LIMIT_RETRY_SECONDS,
-        });
-      }
+      await this.#checkOwner(ownerId);
       this.#checkServer();
       const undo = this.#rate.take(ownerId);
       this.#reserved++;
-      let toldVisible!: () => void;
-      const visible = new Promise<void>((resolve) => {
-        toldVisible = resolve;
-      });
-      const creating = (async () => {
+      const unseen = this.#unseenOf(ownerId);
+      const token = {};
+      unseen.add(token);
+      const seen = () => {
+        unseen.delete(token);
+        if (unseen.size === 0 && this.#unseen.get(ownerId) === unseen) this.#unseen.delete(ownerId);
+      };
+      created = (async () => {
         try {
-          const result = await create(toldVisible);
+          const result = await create(seen);
           if (!result.created) undo();
           return result;
         } catch (error) {
           undo();
           throw error;
         } finally {
+          seen();
           this.#reserved--;
         }
       })();
-      created = creating;
-      // The turn ends once the run is visible, or the create has ended (failed, or found an earlier run).
-      await Promise.race([visible, creating.then(noop, noop)]);
+      // Handled by the caller; this keeps a failed create from being reported as unhandled meanwhile.
+      created.catch(noop);
     });
     return created as Promise<{ run: RunRow; created: boolean }>;
+  }
+
+  /**
+   * RUN_LIMIT_REACHED unless the owner's queued and running runs, with those admitted here and not
+   * committed yet, are under the limit. A run committed while the count ran may or may not be in
+   * it: when that decides the answer, count again (no admission of this owner starts meanwhile).
+   */
+  async #checkOwner(ownerId: string): Promise<void> {
+    const unseen = this.#unseenOf(ownerId);
+    for (;;) {
+      const before = unseen.size;
+      const counted = await this.#runs.countActive(ownerId);
+      const after = unseen.size;
+      if (counted + before < this.#maxQueued) return;
+      if (counted + after >= this.#maxQueued) {
+        throw new AppError("RUN_LIMIT_REACHED", {
+          limit: this.#maxQueued,
+          retry_after_seconds: RUN_LIMIT_RETRY_SECONDS,
+        });
+      }
+    }
+  }
+
+  #unseenOf(ownerId: string): Set<object> {
+    let unseen = this.#unseen.get(ownerId);
+    if (!unseen) {
+      unseen = new Set();
+      this.#unseen.set(ownerId, unseen);
+    }
+    return unseen;
   }
 
   #checkServer(): void {
