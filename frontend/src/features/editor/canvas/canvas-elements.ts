@@ -190,3 +190,8 @@ export function buildEdges(
     };
   });
 }
+
+/** `previous` when `next` holds the very same elements in the same order, else `next`. */
+export function sameElements<T>(previous: T[], next: T[]): T[] {
+  return previous.length === next.length && next.every((element, i) => element === previous[i]) ? previous : next;
+}

@@ -60,26 +60,27 @@ export function nodeName(node: Pick<WorkflowNode, "id" | "data">): string {
 }
 
 /** The picker's options, kept per node list and language: drawn again only when the nodes change,
- * not each time the picker shows (500 options cost 1,000 translations). */
-const pickerCache = new WeakMap<readonly WorkflowNode[], { t: TFunction; options: ReactNode[] }>();
-function pickerOptions(nodes: readonly WorkflowNode[], t: TFunction): ReactNode[] {
+ * not each time the picker shows (500 options cost 1,000 translations). Keyed by the language, not
+ * by `t`: each mount of the picker (each time a selection is cleared) gets a new `t`. */
+const pickerCache = new WeakMap<readonly WorkflowNode[], { language: string; options: ReactNode[] }>();
+function pickerOptions(nodes: readonly WorkflowNode[], t: TFunction, language: string): ReactNode[] {
   const kept = pickerCache.get(nodes);
-  if (kept && kept.t === t) return kept.options;
+  if (kept && kept.language === language) return kept.options;
   const options = nodes.map((node) => (
     <option key={node.id} value={node.id}>
       {t("editor.inspector.pickNodeOption", { name: nodeName(node), type: t(`editor.nodeTypes.${node.type}.name`) })}
     </option>
   ));
-  pickerCache.set(nodes, { t, options });
+  pickerCache.set(nodes, { language, options });
   return options;
 }
 
 function NodePicker() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const id = useId();
   const all = useDocument(selectNodes);
   const select = useEditorUi((s) => s.select);
-  const options = pickerOptions(all, t);
+  const options = pickerOptions(all, t, i18n.language);
   return (
     <div className="grid gap-3 p-4">
       <p className="text-sm text-muted-foreground" data-testid="settings-hint">
