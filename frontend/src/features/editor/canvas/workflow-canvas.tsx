@@ -250,6 +250,10 @@ function CanvasView() {
     [readOnly, ui],
   );
   useCanvasKeys(actions as CanvasActions, keyOptions);
+  // Stable, so the closed palette and shortcut sheet (memoised) skip the canvas's re-renders.
+  const onPaletteOpenChange = useCallback((open: boolean) => setOverlay(open ? "palette" : null), []);
+  const onShowShortcuts = useCallback(() => setOverlay("shortcuts"), []);
+  const onShortcutsOpenChange = useCallback((open: boolean) => setOverlay(open ? "shortcuts" : null), []);
 
   return (
     <div
@@ -307,11 +311,11 @@ function CanvasView() {
         open={overlay === "palette" || overlay === "connect"}
         mode={overlay === "connect" ? "connect" : "root"}
         readOnly={readOnly}
-        onOpenChange={(open) => setOverlay(open ? "palette" : null)}
-        onShowShortcuts={() => setOverlay("shortcuts")}
+        onOpenChange={onPaletteOpenChange}
+        onShowShortcuts={onShowShortcuts}
         actions={actions}
       />
-      <ShortcutSheet open={overlay === "shortcuts"} onOpenChange={(open) => setOverlay(open ? "shortcuts" : null)} />
+      <ShortcutSheet open={overlay === "shortcuts"} onOpenChange={onShortcutsOpenChange} />
     </div>
   );
 }

@@ -122,17 +122,10 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
   const types = useQuery(nodeTypesQuery);
   const select = useEditorUi((s) => s.select);
   const fieldListId = useId();
-  const labelId = useId();
-  const [labelError, setLabelError] = useState<string | null>(null);
   const refusal = (error: DocumentError) => t(`editor.errors.${error.code}`, error.params ?? {});
   const info = types.data?.find((entry) => entry.type === node?.type);
   const form = info ? formOf(info.data_schema) : null;
   const storedLabel = typeof node?.data.label === "string" ? node.data.label : "";
-  // The label is typed into the field and written after a pause (see use-draft.ts).
-  const label = useDraft(storedLabel, (text) => {
-    const result = store.getState().dispatch({ type: "rename-node", nodeId, label: text });
-    setLabelError(result.ok ? null : refusal(result.error));
-  });
 
   if (!node)
     return (
@@ -164,30 +157,7 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
           {t("editor.inspector.chooseAnother")}
         </button>
       </div>
-      <div className="grid gap-1.5">
-        <label htmlFor={labelId} className="text-sm font-medium">
-          {t("editor.inspector.label")}
-        </label>
-        <Input
-          id={labelId}
-          data-testid="settings-label"
-          value={label.shown}
-          placeholder={nodeId}
-          aria-invalid={labelError ? true : undefined}
-          aria-describedby={labelError ? `${labelId}-error` : undefined}
-          onChange={(e) => label.change(e.target.value)}
-          onKeyDown={label.onKeyDown}
-          onBlur={() => {
-            label.flush();
-            closeGroup();
-          }}
-        />
-        {labelError && (
-          <p id={`${labelId}-error`} className="text-xs text-destructive" data-testid="setting-error" role="status">
-            {labelError}
-          </p>
-        )}
-      </div>
+      <LabelField nodeId={nodeId} stored={storedLabel} />
       <datalist id={fieldListId}>
         {state.map((field) => (
           <option key={field.name} value={field.name} />
@@ -203,6 +173,45 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
         <SettingsFormProvider value={{ info, data: node.data, scope, change, closeGroup, fieldListId }}>
           <SettingField name="" spec={form} required path={[]} value={node.data} />
         </SettingsFormProvider>
+      )}
+    </div>
+  );
+}
+
+/** The node's label. Its own component, holding what is typed: a keystroke re-renders this field,
+ * not the whole form (the typed text is written after a pause, see use-draft.ts). */
+function LabelField({ nodeId, stored }: { nodeId: string; stored: string }) {
+  const { t } = useTranslation();
+  const store = useDocumentStore();
+  const labelId = useId();
+  const [labelError, setLabelError] = useState<string | null>(null);
+  const label = useDraft(stored, (text) => {
+    const result = store.getState().dispatch({ type: "rename-node", nodeId, label: text });
+    setLabelError(result.ok ? null : t(`editor.errors.${result.error.code}`, result.error.params ?? {}));
+  });
+  return (
+    <div className="grid gap-1.5">
+      <label htmlFor={labelId} className="text-sm font-medium">
+        {t("editor.inspector.label")}
+      </label>
+      <Input
+        id={labelId}
+        data-testid="settings-label"
+        value={label.shown}
+        placeholder={nodeId}
+        aria-invalid={labelError ? true : undefined}
+        aria-describedby={labelError ? `${labelId}-error` : undefined}
+        onChange={(e) => label.change(e.target.value)}
+        onKeyDown={label.onKeyDown}
+        onBlur={() => {
+          label.flush();
+          store.getState().closeGroup();
+        }}
+      />
+      {labelError && (
+        <p id={`${labelId}-error`} className="text-xs text-destructive" data-testid="setting-error" role="status">
+          {labelError}
+        </p>
       )}
     </div>
   );
