@@ -7,6 +7,7 @@ import {
   type FlowEdge,
   type FlowNode,
   sameElements,
+  withSelection,
 } from "./canvas-elements";
 
 // What React Flow receives when the selection changes: each new nodes or edges array is one update
@@ -68,6 +69,25 @@ describe("a node selection on the canvas", () => {
     expect(second.nodes.filter((n, i) => n !== first.nodes[i]).map((n) => n.id)).toEqual(["n7", "n8"]);
     expect(second.nodes.find((n) => n.id === "n8")?.selected).toBe(true);
     expect(second.nodes.find((n) => n.id === "n7")?.selected).toBe(false);
+  });
+
+  it("is drawn by the click's own update: the derivation after it keeps that array (one React Flow update)", () => {
+    const store = createDocumentStore();
+    expect(store.getState().load({ workflowId: "w", version: 1, document: bigDocument(500) }).ok).toBe(true);
+    const content = store.getState().content;
+    const shown = derive(content, ["n7"], derive(content, [], { nodes: [], edges: [] }));
+    // React Flow reports a click on n8 as two changes; the canvas applies them to its nodes at once.
+    const clicked = withSelection(shown.nodes, [
+      { id: "n7", selected: false },
+      { id: "n8", selected: true },
+    ]);
+    expect(clicked.filter((n, i) => n !== shown.nodes[i]).map((n) => n.id)).toEqual(["n7", "n8"]);
+    // The selection reaches the editor's store; the canvas derives its elements again and finds them drawn.
+    const derived = derive(content, ["n8"], { nodes: clicked, edges: shown.edges });
+    expect(derived.nodes).toBe(clicked);
+    expect(derived.edges).toBe(shown.edges);
+    // A change that changes nothing keeps the array.
+    expect(withSelection(clicked, [{ id: "n8", selected: true }])).toBe(clicked);
   });
 
   it("keeps both arrays when nothing changed (a render for another reason is no React Flow update)", () => {

@@ -3,14 +3,14 @@
 // a hint and a node picker; several nodes: how many.
 import { useQuery } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
-import { type ReactNode, useId, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useShallow } from "zustand/react/shallow";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { Input } from "@/components/ui/input";
 import { Skeleton } from "@/components/ui/skeleton";
 import { errorMessage } from "@/lib/error-message";
-import type { ReferenceScope } from "../code-editor/code-editor";
+import { preloadCodeEditor, type ReferenceScope } from "../code-editor/code-editor";
 import {
   type DocumentError,
   forEachBodies,
@@ -43,6 +43,7 @@ function formOf(schema: JsonSchema): FieldSpec {
 export function NodeSettingsPanel() {
   const { t } = useTranslation();
   const selected = useEditorUi((s) => s.selectedNodeIds);
+  useEffect(() => preloadCodeEditor(), []);
   if (selected.length > 1)
     return (
       <p className="p-4 text-sm text-muted-foreground" data-testid="settings-many">
