@@ -13,10 +13,10 @@ export type { ReferenceScope } from "./reference-completions";
 const loadEditor = () => import("./code-mirror-editor");
 const CodeMirrorEditor = lazy(loadEditor);
 
-/** Loads CodeMirror's chunk once the browser is idle (the settings panel asks when the editor
- * opens): the first code field shown then does not wait for the download and its compilation. */
+/** Loads CodeMirror's chunk and the JavaScript grammar once the browser is idle (the settings
+ * panel asks when the editor opens): the first code field shown then waits for neither. */
 export function preloadCodeEditor(): () => void {
-  return whenIdle(() => void loadEditor());
+  return whenIdle(() => void loadEditor().then((editor) => editor.preloadLanguages()));
 }
 
 /** Runs `fn` once the browser has painted and has nothing more urgent to do (at the latest after

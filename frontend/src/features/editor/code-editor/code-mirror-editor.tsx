@@ -71,6 +71,11 @@ async function languageExtension(language: CodeLanguage, checks: boolean): Promi
   return extension;
 }
 
+/** Loads the grammar most settings fields use (a Code node's JavaScript) ahead of the first one. */
+export function preloadLanguages(): Promise<unknown> {
+  return languageExtension("javascript", true);
+}
+
 const languageKey = (language: CodeLanguage, checks: boolean) => `${language}:${checks}`;
 
 /** Each language's extension once loaded: an editor made later starts with it (no second setup). */
