@@ -76,12 +76,25 @@ function pickerOptions(nodes: readonly WorkflowNode[], t: TFunction, language: s
   return options;
 }
 
+/** How long the picker waits before drawing its options when no one reaches for it. */
+const PICKER_FILL_DELAY_MS = 500;
+
 function NodePicker() {
   const { t, i18n } = useTranslation();
   const id = useId();
   const all = useDocument(selectNodes);
   const select = useEditorUi((s) => s.select);
-  const options = pickerOptions(all, t, i18n.language);
+  // The picker shows each time the selection is cleared (a click on the canvas's background), most
+  // often on the way to another node: 500 options cost 30–65 ms of style and layout. They are drawn
+  // when a pointer or the focus reaches the picker (before its list opens), or after a pause.
+  const [filled, setFilled] = useState(false);
+  useEffect(() => {
+    if (filled) return;
+    const timer = setTimeout(() => setFilled(true), PICKER_FILL_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [filled]);
+  const fill = () => setFilled(true);
+  const options = filled ? pickerOptions(all, t, i18n.language) : null;
   return (
     <div className="grid gap-3 p-4">
       <p className="text-sm text-muted-foreground" data-testid="settings-hint">
@@ -98,6 +111,9 @@ function NodePicker() {
             className="h-9 rounded-md border border-input bg-transparent px-2 text-sm outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
             value=""
             onChange={(e) => e.target.value && select({ nodeIds: [e.target.value] })}
+            onPointerEnter={fill}
+            onPointerDown={fill}
+            onFocus={fill}
           >
             <option value="">{t("editor.inspector.pickNodePlaceholder")}</option>
             {options}
