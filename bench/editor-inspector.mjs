@@ -1,10 +1,11 @@
 // The settings panel's two steps of the editor benchmark (editor.mjs), alone and quicker: select a
 // node → its settings shown (p95 of 15) and keystroke → paint in the label field (p95 of 20), on
 // the same 500-node, 600-edge workflow with the same clicks, keys and measurement. `--count` also
-// prints how many React commits and component renders a selection and 20 keystrokes cause (a
-// React DevTools hook, installed before the app loads); `--profile` / `--profile-select` write a
-// CPU profile of the keystrokes / selections to the temporary directory. STUDIO_UI_DIR runs it
-// against another build of the UI (an A/B comparison). Prints figures; asserts nothing.
+// prints how many React commits, component renders and React Flow store updates a selection and
+// 20 keystrokes cause (a React DevTools hook, installed before the app loads); `--profile` /
+// `--profile-select` write a CPU profile of the keystrokes / selections to the temporary
+// directory. STUDIO_UI_DIR runs it against another build of the UI (an A/B comparison). Prints
+// figures; asserts nothing.
 // Run: npm run build && node bench/editor-inspector.mjs [--nodes 500] [--edges 600] [--count]
 import { existsSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -169,9 +170,33 @@ async function main() {
   }
 }
 
-// Counts the React components that rendered (fibers with PerformedWork) per commit, by name.
+// Counts the React components that rendered (fibers with PerformedWork) per commit, by name, and
+// the updates of React Flow's store (each runs the selectors of every mounted node, handle and edge)
+// with the fields each changed.
 function renderCounter() {
-  const counts = { commits: 0, components: 0, byName: {} };
+  const counts = { commits: 0, components: 0, byName: {}, flowUpdates: [] };
+  let flowStore = null;
+  // React Flow's store is the value of a context provider whose state has a nodeLookup.
+  const findFlowStore = (fiber) => {
+    while (fiber && !flowStore) {
+      const value = fiber.memoizedProps?.value;
+      if (value && typeof value.getState === "function" && typeof value.subscribe === "function") {
+        const state = value.getState();
+        if (state && typeof state === "object" && "nodeLookup" in state) {
+          flowStore = value;
+          value.subscribe((next, previous) => {
+            counts.flowUpdates.push(
+              Object.keys(next)
+                .filter((key) => next[key] !== previous[key])
+                .join(",") || "-",
+            );
+          });
+        }
+      }
+      if (fiber.child) findFlowStore(fiber.child);
+      fiber = fiber.sibling;
+    }
+  };
   // As React DevTools tells: a fiber rendered when it is new or has PerformedWork; a subtree whose
   // children are the very fibers of the previous commit was not visited.
   const walk = (fiber) => {
@@ -196,6 +221,7 @@ function renderCounter() {
     onCommitFiberRoot(_id, root) {
       counts.commits++;
       walk(root.current.child);
+      if (!flowStore) findFlowStore(root.current.child);
     },
     onCommitFiberUnmount() {},
     onPostCommitFiberRoot() {},
@@ -206,12 +232,14 @@ function renderCounter() {
       counts.commits = 0;
       counts.components = 0;
       counts.byName = {};
+      counts.flowUpdates = [];
     },
     take() {
       const top = Object.entries(counts.byName)
         .sort((a, b) => b[1] - a[1])
         .slice(0, 25);
-      return { commits: counts.commits, components: counts.components, top };
+      // The fields each React Flow store update changed ("-": none).
+      return { commits: counts.commits, components: counts.components, flowUpdates: counts.flowUpdates, top };
     },
   };
 }

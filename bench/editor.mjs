@@ -218,6 +218,7 @@ async function main() {
     );
     selectTimes.push(t1 - t0);
   }
+  console.log(`  select times ${selectTimes.map((x) => x.toFixed(0)).join(" ")}`);
   const selectP95 = percentile(selectTimes, 95);
   line(
     `select a node → its settings shown (p95 of ${selectTimes.length})`,

@@ -190,3 +190,22 @@ export function buildEdges(
     };
   });
 }
+
+/** `previous` when `next` holds the very same elements in the same order, else `next`. */
+export function sameElements<T>(previous: T[], next: T[]): T[] {
+  return previous.length === next.length && next.every((element, i) => element === previous[i]) ? previous : next;
+}
+
+/** `nodes` with the selection changes applied: new objects only for the nodes whose `selected`
+ * changes, every other node (and the array, when none changes) kept. */
+export function withSelection(nodes: FlowNode[], changes: readonly { id: string; selected: boolean }[]): FlowNode[] {
+  const wanted = new Map(changes.map((c) => [c.id, c.selected]));
+  let changed = false;
+  const next = nodes.map((node) => {
+    const selected = wanted.get(node.id);
+    if (selected === undefined || node.selected === selected) return node;
+    changed = true;
+    return { ...node, selected };
+  });
+  return changed ? next : nodes;
+}

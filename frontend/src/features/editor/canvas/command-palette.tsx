@@ -3,7 +3,7 @@
 // another one by name (the keyboard's way to draw an edge).
 import { Command } from "cmdk";
 import { Dialog as DialogPrimitive } from "radix-ui";
-import { useMemo, useState } from "react";
+import { memo, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useShallow } from "zustand/react/shallow";
 import { canConnect, useDocument, useDocumentStore, type WorkflowNode } from "../document";
@@ -50,7 +50,15 @@ function nodeKeywords(node: WorkflowNode, typeName: string): string[] {
   return words;
 }
 
-export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShortcuts, actions }: CommandPaletteProps) {
+/** Memoised: closed, it draws nothing, and the canvas re-renders on every selection and edit. */
+export const CommandPalette = memo(function CommandPalette({
+  open,
+  mode,
+  readOnly,
+  onOpenChange,
+  onShowShortcuts,
+  actions,
+}: CommandPaletteProps) {
   const { t } = useTranslation();
   const [search, setSearch] = useState("");
   const [page, setPage] = useState<Mode>(mode);
@@ -270,4 +278,4 @@ export function CommandPalette({ open, mode, readOnly, onOpenChange, onShowShort
       )}
     </Command.Dialog>
   );
-}
+});

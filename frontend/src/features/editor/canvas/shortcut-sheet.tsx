@@ -1,9 +1,17 @@
 // The `?` sheet: every shortcut of the editor, with what it does.
+import { memo } from "react";
 import { useTranslation } from "react-i18next";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { SHORTCUTS } from "./canvas-keys";
 
-export function ShortcutSheet({ open, onOpenChange }: { open: boolean; onOpenChange(open: boolean): void }) {
+/** Memoised: the canvas re-renders on every selection and edit; the closed sheet need not. */
+export const ShortcutSheet = memo(function ShortcutSheet({
+  open,
+  onOpenChange,
+}: {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}) {
   const { t } = useTranslation();
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -40,7 +48,7 @@ export function ShortcutSheet({ open, onOpenChange }: { open: boolean; onOpenCha
       </DialogContent>
     </Dialog>
   );
-}
+});
 
 /** Keys named by a word (Click, Drag, Delete, …) are translated; letters and symbols are not. */
 export function isWord(key: string): boolean {

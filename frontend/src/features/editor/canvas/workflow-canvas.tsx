@@ -31,7 +31,7 @@ import {
 import { type CompareMark, useEditorUi, useEditorUiStore } from "../layout/editor-ui-store";
 import { type CanvasActions, useCanvasActions } from "./canvas-actions";
 import { NODE_DRAG_TYPE, registerCanvas } from "./canvas-bridge";
-import { buildEdges, buildNodes, type FlowEdge, type FlowNode } from "./canvas-elements";
+import { buildEdges, buildNodes, type FlowEdge, type FlowNode, sameElements, withSelection } from "./canvas-elements";
 import { handleLabel } from "./canvas-graph";
 import { type CanvasOverlay, useCanvasKeys } from "./canvas-keys";
 import { NoteNodeView, WorkflowNodeView } from "./canvas-nodes";
@@ -44,6 +44,8 @@ const NODE_TYPES_VIEW = { workflow: WorkflowNodeView, note: NoteNodeView };
 /** Below this zoom a node's text is under 5 px high: nodes are drawn as boxes and the grid is left out. */
 export const LOW_DETAIL_ZOOM = 0.35;
 const NUDGE_GROUP = "canvas-nudge";
+const MULTI_SELECTION_KEYS = ["Shift", "Control", "Meta"];
+const PRO_OPTIONS = { hideAttribution: true };
 
 export function WorkflowCanvas() {
   return (
@@ -84,6 +86,11 @@ function CanvasView() {
   // the move ends. Set on the element directly: no React render per gesture.
   const onMoveStart = useCallback(() => container.current?.setAttribute("data-moving", "true"), []);
   const onMoveEnd = useCallback(() => container.current?.removeAttribute("data-moving"), []);
+  // Every callback handed to React Flow keeps its identity: React Flow copies a changed one into
+  // its store, and each store update runs the selectors of every mounted node, handle and edge.
+  const onDragStart = useCallback(() => {
+    dragging.current = true;
+  }, []);
 
   const text = useMemo(() => canvasText(t), [t]);
   const describeEdge = useCallback(
@@ -103,9 +110,16 @@ function CanvasView() {
   // The document (and selection, problems, marks) as React Flow elements, keeping unchanged objects.
   useEffect(() => {
     const inputs = { document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly };
+    // An unchanged list keeps its array too: React Flow takes a new array as a store update that
+    // runs every mounted node's and edge's selectors (a node selection changes no edge).
     setNodes((previous) => {
-      const next = buildNodes(inputs, new Map(previous.map((n) => [n.id, n])));
-      setEdges((previousEdges) => buildEdges(inputs, next, new Map(previousEdges.map((e) => [e.id, e])), describeEdge));
+      const next = sameElements(previous, buildNodes(inputs, new Map(previous.map((n) => [n.id, n]))));
+      setEdges((previousEdges) =>
+        sameElements(
+          previousEdges,
+          buildEdges(inputs, next, new Map(previousEdges.map((e) => [e.id, e])), describeEdge),
+        ),
+      );
       return next;
     });
   }, [document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly, describeEdge]);
@@ -154,7 +168,13 @@ function CanvasView() {
         // Removals go through the Delete key handler as one command.
       }
       if (local.length > 0) setNodes((current) => applyNodeChanges(local, current));
-      if (selects.length > 0) applySelection(selects, "nodes");
+      if (selects.length > 0) {
+        // The nodes whose selection changed are redrawn in the same render as the panels (the
+        // derivation above then finds every node as it would build it and keeps the array):
+        // one render and one React Flow update per selection instead of two of each.
+        setNodes((current) => withSelection(current, selects));
+        applySelection(selects, "nodes");
+      }
       if (moved.length > 0) {
         const wasDrag = dragging.current;
         dragging.current = false;
@@ -236,6 +256,10 @@ function CanvasView() {
     [readOnly, ui],
   );
   useCanvasKeys(actions as CanvasActions, keyOptions);
+  // Stable, so the closed palette and shortcut sheet (memoised) skip the canvas's re-renders.
+  const onPaletteOpenChange = useCallback((open: boolean) => setOverlay(open ? "palette" : null), []);
+  const onShowShortcuts = useCallback(() => setOverlay("shortcuts"), []);
+  const onShortcutsOpenChange = useCallback((open: boolean) => setOverlay(open ? "shortcuts" : null), []);
 
   return (
     <div
@@ -256,12 +280,8 @@ function CanvasView() {
           onEdgesChange={onEdgesChange}
           onConnect={onConnect}
           isValidConnection={isValidConnection}
-          onNodeDragStart={() => {
-            dragging.current = true;
-          }}
-          onSelectionDragStart={() => {
-            dragging.current = true;
-          }}
+          onNodeDragStart={onDragStart}
+          onSelectionDragStart={onDragStart}
           onMoveStart={onMoveStart}
           onMoveEnd={onMoveEnd}
           onDragOver={onDragOver}
@@ -271,14 +291,14 @@ function CanvasView() {
           edgesReconnectable={false}
           deleteKeyCode={null}
           selectionKeyCode="Shift"
-          multiSelectionKeyCode={["Shift", "Control", "Meta"]}
+          multiSelectionKeyCode={MULTI_SELECTION_KEYS}
           colorMode={resolved}
           onlyRenderVisibleElements={!lowDetail}
           minZoom={0.05}
           maxZoom={2.5}
           fitView
           ariaLabelConfig={ariaLabels}
-          proOptions={{ hideAttribution: true }}
+          proOptions={PRO_OPTIONS}
         >
           {!lowDetail && <Background gap={20} />}
           <MiniMap pannable zoomable className="!bg-card" />
@@ -297,11 +317,11 @@ function CanvasView() {
         open={overlay === "palette" || overlay === "connect"}
         mode={overlay === "connect" ? "connect" : "root"}
         readOnly={readOnly}
-        onOpenChange={(open) => setOverlay(open ? "palette" : null)}
-        onShowShortcuts={() => setOverlay("shortcuts")}
+        onOpenChange={onPaletteOpenChange}
+        onShowShortcuts={onShowShortcuts}
         actions={actions}
       />
-      <ShortcutSheet open={overlay === "shortcuts"} onOpenChange={(open) => setOverlay(open ? "shortcuts" : null)} />
+      <ShortcutSheet open={overlay === "shortcuts"} onOpenChange={onShortcutsOpenChange} />
     </div>
   );
 }

@@ -10,7 +10,14 @@ import type { CodeEditorProps } from "./code-editor-props";
 export type { CodeEditorProps, CodeLanguage, EditorDiagnostic } from "./code-editor-props";
 export type { ReferenceScope } from "./reference-completions";
 
-const CodeMirrorEditor = lazy(() => import("./code-mirror-editor"));
+const loadEditor = () => import("./code-mirror-editor");
+const CodeMirrorEditor = lazy(loadEditor);
+
+/** Loads CodeMirror's chunk and the JavaScript grammar once the browser is idle (the settings
+ * panel asks when the editor opens): the first code field shown then waits for neither. */
+export function preloadCodeEditor(): () => void {
+  return whenIdle(() => void loadEditor().then((editor) => editor.preloadLanguages()));
+}
 
 /** Runs `fn` once the browser has painted and has nothing more urgent to do (at the latest after
  * 300 ms); returns the cancel function. Browsers without requestIdleCallback wait for a frame. */

@@ -17,7 +17,6 @@ import { type Diagnostic, linter, lintGutter, setDiagnostics } from "@codemirror
 import { Annotation, Compartment, EditorState, type Extension } from "@codemirror/state";
 import {
   Decoration,
-  drawSelection,
   EditorView,
   highlightActiveLine,
   highlightActiveLineGutter,
@@ -34,6 +33,7 @@ import { useTranslation } from "react-i18next";
 import type { CodeEditorProps, CodeLanguage } from "./code-editor-props";
 import { type ReferenceScope, referenceCompletions } from "./reference-completions";
 import { referenceDiagnostics } from "./reference-lint";
+import { selectionDrawing } from "./selection-drawing";
 
 /** {{…}} references stand out in every language. */
 const referenceMarks = new MatchDecorator({
@@ -63,6 +63,25 @@ const external = Annotation.define<boolean>();
  * leaves the editor (CodeMirror's own rule). In templates and JSON, Tab moves on to the next field.
  */
 async function languageExtension(language: CodeLanguage, checks: boolean): Promise<Extension> {
+  const key = languageKey(language, checks);
+  const known = loadedLanguages.get(key);
+  if (known) return known;
+  const extension = await loadLanguage(language, checks);
+  loadedLanguages.set(key, extension);
+  return extension;
+}
+
+/** Loads the grammar most settings fields use (a Code node's JavaScript) ahead of the first one. */
+export function preloadLanguages(): Promise<unknown> {
+  return languageExtension("javascript", true);
+}
+
+const languageKey = (language: CodeLanguage, checks: boolean) => `${language}:${checks}`;
+
+/** Each language's extension once loaded: an editor made later starts with it (no second setup). */
+const loadedLanguages = new Map<string, Extension>();
+
+async function loadLanguage(language: CodeLanguage, checks: boolean): Promise<Extension> {
   switch (language) {
     case "javascript":
       return [(await import("@codemirror/lang-javascript")).javascript(), keymap.of([indentWithTab])];
@@ -82,10 +101,24 @@ async function languageExtension(language: CodeLanguage, checks: boolean): Promi
 
 /** Code in a monospace font; templates are prose (prompts, messages), in the page's font, which
  * also draws Vietnamese diacritics better than the fallback monospace fonts. */
+const SANS_FONT = EditorView.theme({ ".cm-scroller": { fontFamily: "var(--font-sans)", lineHeight: "1.5" } });
+const MONOSPACE_FONT = EditorView.theme({
+  ".cm-scroller": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace", lineHeight: "1.5" },
+});
 function fontTheme(language: CodeLanguage): Extension {
-  const fontFamily =
-    language === "template" ? "var(--font-sans)" : "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace";
-  return EditorView.theme({ ".cm-scroller": { fontFamily, lineHeight: "1.5" } });
+  return language === "template" ? SANS_FONT : MONOSPACE_FONT;
+}
+
+/** Themes made once and reused: each new theme adds rules to the page's style sheet, and Chromium
+ * then re-reads the sheet and looks for elements they match on the next style update. */
+const minHeightThemes = new Map<number, Extension>();
+function minHeightTheme(lines: number): Extension {
+  let theme = minHeightThemes.get(lines);
+  if (!theme) {
+    theme = EditorView.theme({ ".cm-content": { minHeight: `${lines * 1.4}em` } });
+    minHeightThemes.set(lines, theme);
+  }
+  return theme;
 }
 
 /** A settings field: framed like the form's text inputs. */
@@ -184,7 +217,7 @@ function variantExtensions(props: CodeEditorProps, latest: { current: CodeEditor
     EditorView.lineWrapping,
     darkAwareHighlight,
     fieldTheme,
-    EditorView.theme({ ".cm-content": { minHeight: `${(props.minLines ?? 3) * 1.4}em` } }),
+    minHeightTheme(props.minLines ?? 3),
   ];
 }
 
@@ -243,6 +276,9 @@ export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: 
     aria: new Compartment(),
   });
 
+  /** What the view was made with or last reconfigured to (null before it is made). */
+  const made = useRef<{ language: string | null; font: CodeLanguage; readOnly: boolean; aria: string } | null>(null);
+
   /** The caller's problems are shown; the editor runs no checks of its own then. */
   const ownChecks = props.diagnostics === undefined;
 
@@ -263,7 +299,7 @@ export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: 
       doc: props.value,
       extensions: [
         variantExtensions(props, latest),
-        drawSelection(),
+        selectionDrawing(),
         bracketMatching(),
         keymap.of(defaultKeymap),
         autocompletion({
@@ -279,7 +315,7 @@ export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: 
         referenceHighlightUpdates,
         theme,
         placeholderText(""),
-        c.language.of([]),
+        c.language.of(loadedLanguages.get(languageKey(props.language, ownChecks)) ?? []),
         c.font.of(fontTheme(props.language)),
         c.readOnly.of(readOnlyExtension(props)),
         c.aria.of(ariaAttributes(props)),
@@ -291,10 +327,19 @@ export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: 
       ],
     });
     view.current = new EditorView({ state, parent: host.current });
+    made.current = {
+      language: loadedLanguages.has(languageKey(props.language, ownChecks))
+        ? languageKey(props.language, ownChecks)
+        : null,
+      font: props.language,
+      readOnly: props.readOnly ?? false,
+      aria: ariaKey(props),
+    };
     if (props.autoFocus) view.current.focus();
     return () => {
       view.current?.destroy();
       view.current = null;
+      made.current = null;
     };
   }, []);
 
@@ -334,12 +379,23 @@ export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: 
     v.focus();
   }, [props.cursor]);
 
+  // Each setting below is reconfigured only when it differs from what the view shows: on mount the
+  // view was just made with it (a reconfiguration re-reads every extension and measures again).
   useEffect(() => {
+    const shown = made.current;
+    if (!shown) return;
     let current = true;
-    view.current?.dispatch({ effects: compartments.current.font.reconfigure(fontTheme(props.language)) });
-    void languageExtension(props.language, ownChecks).then((extension) => {
-      if (current) view.current?.dispatch({ effects: compartments.current.language.reconfigure(extension) });
-    });
+    if (shown.font !== props.language) {
+      shown.font = props.language;
+      view.current?.dispatch({ effects: compartments.current.font.reconfigure(fontTheme(props.language)) });
+    }
+    const key = languageKey(props.language, ownChecks);
+    if (shown.language !== key)
+      void languageExtension(props.language, ownChecks).then((extension) => {
+        if (!current) return;
+        shown.language = key;
+        view.current?.dispatch({ effects: compartments.current.language.reconfigure(extension) });
+      });
     return () => {
       current = false;
     };
@@ -347,6 +403,10 @@ export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: 
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the flag is what changes; the rest comes through `latest`
   useEffect(() => {
+    const shown = made.current;
+    const readOnly = latest.current.readOnly ?? false;
+    if (!shown || shown.readOnly === readOnly) return;
+    shown.readOnly = readOnly;
     view.current?.dispatch({ effects: compartments.current.readOnly.reconfigure(readOnlyExtension(latest.current)) });
   }, [props.readOnly]);
 
@@ -355,6 +415,10 @@ export default function CodeMirrorEditor(props: CodeEditorProps & { autoFocus?: 
   const invalid = props["aria-invalid"];
   // biome-ignore lint/correctness/useExhaustiveDependencies: the attributes are what changes
   useEffect(() => {
+    const shown = made.current;
+    const aria = ariaKey(latest.current);
+    if (!shown || shown.aria === aria) return;
+    shown.aria = aria;
     view.current?.dispatch({ effects: compartments.current.aria.reconfigure(ariaAttributes(latest.current)) });
   }, [label, describedBy, invalid]);
 
@@ -373,6 +437,10 @@ function readOnlyExtension(props: CodeEditorProps): Extension {
   const readOnly = props.readOnly ?? false;
   if (props.variant === "document") return EditorState.readOnly.of(readOnly);
   return [EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)];
+}
+
+function ariaKey(props: CodeEditorProps): string {
+  return JSON.stringify([props["aria-label"], props["aria-describedby"], props["aria-invalid"] ?? false]);
 }
 
 function ariaAttributes(props: CodeEditorProps): Extension {

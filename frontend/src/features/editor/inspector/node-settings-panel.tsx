@@ -3,14 +3,14 @@
 // a hint and a node picker; several nodes: how many.
 import { useQuery } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
-import { type ReactNode, useId, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useShallow } from "zustand/react/shallow";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { Input } from "@/components/ui/input";
 import { Skeleton } from "@/components/ui/skeleton";
 import { errorMessage } from "@/lib/error-message";
-import type { ReferenceScope } from "../code-editor/code-editor";
+import { preloadCodeEditor, type ReferenceScope } from "../code-editor/code-editor";
 import {
   type DocumentError,
   forEachBodies,
@@ -43,6 +43,7 @@ function formOf(schema: JsonSchema): FieldSpec {
 export function NodeSettingsPanel() {
   const { t } = useTranslation();
   const selected = useEditorUi((s) => s.selectedNodeIds);
+  useEffect(() => preloadCodeEditor(), []);
   if (selected.length > 1)
     return (
       <p className="p-4 text-sm text-muted-foreground" data-testid="settings-many">
@@ -60,26 +61,40 @@ export function nodeName(node: Pick<WorkflowNode, "id" | "data">): string {
 }
 
 /** The picker's options, kept per node list and language: drawn again only when the nodes change,
- * not each time the picker shows (500 options cost 1,000 translations). */
-const pickerCache = new WeakMap<readonly WorkflowNode[], { t: TFunction; options: ReactNode[] }>();
-function pickerOptions(nodes: readonly WorkflowNode[], t: TFunction): ReactNode[] {
+ * not each time the picker shows (500 options cost 1,000 translations). Keyed by the language, not
+ * by `t`: each mount of the picker (each time a selection is cleared) gets a new `t`. */
+const pickerCache = new WeakMap<readonly WorkflowNode[], { language: string; options: ReactNode[] }>();
+function pickerOptions(nodes: readonly WorkflowNode[], t: TFunction, language: string): ReactNode[] {
   const kept = pickerCache.get(nodes);
-  if (kept && kept.t === t) return kept.options;
+  if (kept && kept.language === language) return kept.options;
   const options = nodes.map((node) => (
     <option key={node.id} value={node.id}>
       {t("editor.inspector.pickNodeOption", { name: nodeName(node), type: t(`editor.nodeTypes.${node.type}.name`) })}
     </option>
   ));
-  pickerCache.set(nodes, { t, options });
+  pickerCache.set(nodes, { language, options });
   return options;
 }
 
+/** How long the picker waits before drawing its options when no one reaches for it. */
+const PICKER_FILL_DELAY_MS = 500;
+
 function NodePicker() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const id = useId();
   const all = useDocument(selectNodes);
   const select = useEditorUi((s) => s.select);
-  const options = pickerOptions(all, t);
+  // The picker shows each time the selection is cleared (a click on the canvas's background), most
+  // often on the way to another node: 500 options cost 30–65 ms of style and layout. They are drawn
+  // when a pointer or the focus reaches the picker (before its list opens), or after a pause.
+  const [filled, setFilled] = useState(false);
+  useEffect(() => {
+    if (filled) return;
+    const timer = setTimeout(() => setFilled(true), PICKER_FILL_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [filled]);
+  const fill = () => setFilled(true);
+  const options = filled ? pickerOptions(all, t, i18n.language) : null;
   return (
     <div className="grid gap-3 p-4">
       <p className="text-sm text-muted-foreground" data-testid="settings-hint">
@@ -96,6 +111,9 @@ function NodePicker() {
             className="h-9 rounded-md border border-input bg-transparent px-2 text-sm outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50"
             value=""
             onChange={(e) => e.target.value && select({ nodeIds: [e.target.value] })}
+            onPointerEnter={fill}
+            onPointerDown={fill}
+            onFocus={fill}
           >
             <option value="">{t("editor.inspector.pickNodePlaceholder")}</option>
             {options}
@@ -121,17 +139,10 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
   const types = useQuery(nodeTypesQuery);
   const select = useEditorUi((s) => s.select);
   const fieldListId = useId();
-  const labelId = useId();
-  const [labelError, setLabelError] = useState<string | null>(null);
   const refusal = (error: DocumentError) => t(`editor.errors.${error.code}`, error.params ?? {});
   const info = types.data?.find((entry) => entry.type === node?.type);
   const form = info ? formOf(info.data_schema) : null;
   const storedLabel = typeof node?.data.label === "string" ? node.data.label : "";
-  // The label is typed into the field and written after a pause (see use-draft.ts).
-  const label = useDraft(storedLabel, (text) => {
-    const result = store.getState().dispatch({ type: "rename-node", nodeId, label: text });
-    setLabelError(result.ok ? null : refusal(result.error));
-  });
 
   if (!node)
     return (
@@ -163,30 +174,7 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
           {t("editor.inspector.chooseAnother")}
         </button>
       </div>
-      <div className="grid gap-1.5">
-        <label htmlFor={labelId} className="text-sm font-medium">
-          {t("editor.inspector.label")}
-        </label>
-        <Input
-          id={labelId}
-          data-testid="settings-label"
-          value={label.shown}
-          placeholder={nodeId}
-          aria-invalid={labelError ? true : undefined}
-          aria-describedby={labelError ? `${labelId}-error` : undefined}
-          onChange={(e) => label.change(e.target.value)}
-          onKeyDown={label.onKeyDown}
-          onBlur={() => {
-            label.flush();
-            closeGroup();
-          }}
-        />
-        {labelError && (
-          <p id={`${labelId}-error`} className="text-xs text-destructive" data-testid="setting-error" role="status">
-            {labelError}
-          </p>
-        )}
-      </div>
+      <LabelField nodeId={nodeId} stored={storedLabel} />
       <datalist id={fieldListId}>
         {state.map((field) => (
           <option key={field.name} value={field.name} />
@@ -202,6 +190,45 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
         <SettingsFormProvider value={{ info, data: node.data, scope, change, closeGroup, fieldListId }}>
           <SettingField name="" spec={form} required path={[]} value={node.data} />
         </SettingsFormProvider>
+      )}
+    </div>
+  );
+}
+
+/** The node's label. Its own component, holding what is typed: a keystroke re-renders this field,
+ * not the whole form (the typed text is written after a pause, see use-draft.ts). */
+function LabelField({ nodeId, stored }: { nodeId: string; stored: string }) {
+  const { t } = useTranslation();
+  const store = useDocumentStore();
+  const labelId = useId();
+  const [labelError, setLabelError] = useState<string | null>(null);
+  const label = useDraft(stored, (text) => {
+    const result = store.getState().dispatch({ type: "rename-node", nodeId, label: text });
+    setLabelError(result.ok ? null : t(`editor.errors.${result.error.code}`, result.error.params ?? {}));
+  });
+  return (
+    <div className="grid gap-1.5">
+      <label htmlFor={labelId} className="text-sm font-medium">
+        {t("editor.inspector.label")}
+      </label>
+      <Input
+        id={labelId}
+        data-testid="settings-label"
+        value={label.shown}
+        placeholder={nodeId}
+        aria-invalid={labelError ? true : undefined}
+        aria-describedby={labelError ? `${labelId}-error` : undefined}
+        onChange={(e) => label.change(e.target.value)}
+        onKeyDown={label.onKeyDown}
+        onBlur={() => {
+          label.flush();
+          store.getState().closeGroup();
+        }}
+      />
+      {labelError && (
+        <p id={`${labelId}-error`} className="text-xs text-destructive" data-testid="setting-error" role="status">
+          {labelError}
+        </p>
       )}
     </div>
   );
