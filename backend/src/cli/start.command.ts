@@ -3,9 +3,11 @@ import { buildContainer } from "../api/deps.js";
 import { loadConfig } from "../core/config.js";
 import { createLogger } from "../core/logging.js";
 import { EXIT } from "./exit-codes.js";
+import { applyHeapGrowth } from "./heap-growth.js";
 
 export async function startCommand(): Promise<number> {
   const config = loadConfig();
+  applyHeapGrowth(config.heapGrowthPercent);
   const logger = createLogger(config.logLevel, config.logFormat);
   const container = await buildContainer(config, logger);
   const app = await buildApp(container);

@@ -31,6 +31,7 @@ describe("configuration", () => {
       maxInFlight: 256,
       dbBusyTimeoutMs: 5000,
       scheduleMinIntervalSeconds: 60,
+      heapGrowthPercent: 20,
     });
     expect(config.uiDir).toMatch(/frontend[/\\]dist$/);
   });
@@ -64,6 +65,7 @@ describe("configuration", () => {
       STUDIO_CALLBACK_RETRY_BASE_MS: "50",
       STUDIO_ENCRYPTION_KEY: "ab".repeat(32),
       STUDIO_ENCRYPTION_KEY_PREVIOUS: `${"cd".repeat(32)}, ${Buffer.alloc(32, 7).toString("base64")}`,
+      STUDIO_HEAP_GROWTH_PERCENT: "50",
     });
     expect(config).toEqual({
       port: 9000,
@@ -93,6 +95,7 @@ describe("configuration", () => {
       callbackRetryBaseMs: 50,
       encryptionKey: "ab".repeat(32),
       encryptionKeysPrevious: ["cd".repeat(32), Buffer.alloc(32, 7).toString("base64")],
+      heapGrowthPercent: 50,
       engine: expect.any(Object),
     });
   });
@@ -186,6 +189,9 @@ describe("configuration", () => {
     ["STUDIO_DB_BUSY_TIMEOUT_MS", "-5"],
     ["STUDIO_DB_BUSY_TIMEOUT_MS", "600001"],
     ["STUDIO_SCHEDULE_MIN_INTERVAL", "0"],
+    ["STUDIO_HEAP_GROWTH_PERCENT", "-1"],
+    ["STUDIO_HEAP_GROWTH_PERCENT", "401"],
+    ["STUDIO_HEAP_GROWTH_PERCENT", "1.5"],
     ["STUDIO_CODE_MODE", "docker"],
     ["STUDIO_CODE_WARM", "-1"],
     ["STUDIO_CODE_WARM", "17"],

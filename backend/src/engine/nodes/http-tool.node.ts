@@ -3,6 +3,7 @@
 // redirect hop) go through the egress policy.
 import { egressClientFor } from "../../core/egress/egress-client.js";
 import { AppError } from "../../core/errors.js";
+import { LinkedAbort } from "../../core/linked-abort.js";
 import type { StoredCredential } from "../../schemas/credential.schema.js";
 import { credentialFor } from "../runtime/run-credentials.js";
 import { renderText, renderValue } from "../templates/template.js";
@@ -66,26 +67,35 @@ export const executeHttpTool: Executor<ToolNode> = async ({ node, scope, ctx, ke
     body = typeof rendered === "string" ? rendered : JSON.stringify(rendered);
     if (typeof rendered !== "string" && !headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  const timeout = AbortSignal.timeout(data.timeout_ms);
+  // The call's own signal (the run's cancel and the call's timeout), let go of when the call ends:
+  // AbortSignal.timeout() and AbortSignal.any() kept it, and what the request's listeners hold,
+  // until the timeout passed (see linked-abort.ts).
+  const call = new LinkedAbort([ctx.signal]);
+  call.abortAfter(data.timeout_ms, () => new DOMException("The operation was aborted due to timeout", "TimeoutError"));
   let response: Response;
+  let raw: Buffer;
   try {
-    response = await egressClientFor(ctx.engine.egressAllow).fetch(url, {
-      method: data.method,
-      headers,
-      body,
-      signal: AbortSignal.any([ctx.signal, timeout]),
-      redirect: "follow",
-    });
-  } catch (error) {
-    if (ctx.signal.aborted) throw ctx.signal.reason;
-    if (error instanceof AppError) throw error;
-    if (timeout.aborted) throw new AppError("HTTP_TOOL_TIMEOUT", { url, timeout_ms: data.timeout_ms });
-    throw new AppError("HTTP_TOOL_FAILED", {
-      url,
-      reason: error instanceof Error ? ((error.cause as Error)?.message ?? error.message) : String(error),
-    });
+    try {
+      response = await egressClientFor(ctx.engine.egressAllow).fetch(url, {
+        method: data.method,
+        headers,
+        body,
+        signal: call.signal,
+        redirect: "follow",
+      });
+    } catch (error) {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      if (error instanceof AppError) throw error;
+      if (call.signal.aborted) throw new AppError("HTTP_TOOL_TIMEOUT", { url, timeout_ms: data.timeout_ms });
+      throw new AppError("HTTP_TOOL_FAILED", {
+        url,
+        reason: error instanceof Error ? ((error.cause as Error)?.message ?? error.message) : String(error),
+      });
+    }
+    raw = await readCapped(response, data.max_response_bytes);
+  } finally {
+    call.dispose();
   }
-  const raw = await readCapped(response, data.max_response_bytes);
   const text = raw.toString("utf8");
   const isJson = (response.headers.get("content-type") ?? "").includes("json");
   let parsed: unknown = text;

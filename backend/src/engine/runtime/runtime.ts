@@ -11,6 +11,7 @@ import {
 } from "@langchain/langgraph";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
+import { LinkedAbort } from "../../core/linked-abort.js";
 import { type CompiledGraph, compileWorkflow, initialHiddenState, withCheckpointer } from "../compiler/compiler.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
@@ -135,28 +136,33 @@ export async function* runStream(
   input: unknown,
   options: RunOptions,
 ): AsyncGenerator<StudioEvent, RunOutcome> {
-  // The run timeout's timer is cleared when the call ends. AbortSignal.timeout() cannot be
-  // cleared: it kept every ended run's signals, and what their listeners hold, for the whole
-  // STUDIO_RUN_TIMEOUT (an hour by default), a few kilobytes per run.
-  let timer: NodeJS.Timeout | undefined;
-  const timeoutAfter = (ms: number): AbortSignal => {
-    const controller = new AbortController();
-    timer = setTimeout(() => controller.abort(new DOMException("The run timed out", "TimeoutError")), ms);
-    timer.unref();
-    return controller.signal;
-  };
+  // The run's signals are its own and let go of everything outside the run when the call ends
+  // (finished, failed or abandoned by its reader): the timeout's timer is cleared (it held each
+  // ended run for the whole STUDIO_RUN_TIMEOUT) and the caller's signal no longer leads to the run
+  // (see linked-abort.ts for why not AbortSignal.any()).
+  const timeout = new LinkedAbort();
+  const stateLimit = new AbortController();
+  const run = new LinkedAbort([timeout.signal, stateLimit.signal, options.signal]);
   try {
-    return yield* streamTurn(document, input, options, timeoutAfter);
+    return yield* streamTurn(document, input, options, { timeout, stateLimit, run });
   } finally {
-    clearTimeout(timer);
+    run.dispose();
+    timeout.dispose();
   }
+}
+
+/** A run's signals: its timeout, the state size limit, and the one the graph and its nodes see. */
+interface RunSignals {
+  timeout: LinkedAbort;
+  stateLimit: AbortController;
+  run: LinkedAbort;
 }
 
 async function* streamTurn(
   document: unknown,
   input: unknown,
   options: RunOptions,
-  timeoutAfter: (ms: number) => AbortSignal,
+  signals: RunSignals,
 ): AsyncGenerator<StudioEvent, RunOutcome> {
   const credentialsOf = memoized(options.credentials ?? (async () => undefined));
   const workflow = await prepareWorkflow(document, {
@@ -173,9 +179,12 @@ async function* streamTurn(
     ? null
     : { ...initialHiddenState(workflow), ...replaceDefaults(workflow.document), ...checkRunInput(workflow, input) };
 
-  const timeout = timeoutAfter(options.timeoutMs ?? options.engine.runTimeoutMs);
-  const stateLimit = new AbortController();
-  const signal = AbortSignal.any([timeout, stateLimit.signal, ...(options.signal ? [options.signal] : [])]);
+  signals.timeout.abortAfter(
+    options.timeoutMs ?? options.engine.runTimeoutMs,
+    () => new DOMException("The run timed out", "TimeoutError"),
+  );
+  const { timeout, stateLimit } = signals;
+  const { signal } = signals.run;
   const testPause = testPauseFor(options.engine, runId, signal);
   const saver = options.checkpointer ?? new MemorySaver();
   const checkpointer = testPause ? testPause.watch(saver) : saver;
@@ -255,7 +264,7 @@ async function* streamTurn(
     }
     if (signal.aborted) throw signal.reason;
   } catch (error) {
-    const classified = classify(error, { timeout, state: stateLimit.signal });
+    const classified = classify(error, { timeout: timeout.signal, state: stateLimit.signal });
     failure = { ...classified, error: redactor.value(classified.error) };
   }
 
