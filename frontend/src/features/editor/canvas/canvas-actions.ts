@@ -170,7 +170,8 @@ export function createCanvasActions(
       const at = new Map(document.nodes.map((n) => [n.id, n.position]));
       const nodes: LayoutNode[] = flow
         .getNodes()
-        .filter((n) => n.type === "workflow")
+        // A node that has just left the canvas stays in React Flow, hidden, until the next paint.
+        .filter((n) => n.type === "workflow" && !n.hidden)
         .map((n) => ({
           id: n.id,
           width: n.measured?.width ?? NODE_SIZE.width,

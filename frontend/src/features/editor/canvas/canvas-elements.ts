@@ -87,6 +87,7 @@ export function buildNodes(inputs: CanvasInputs, previous: ReadonlyMap<string, F
     const prev = previous.get(node.id);
     if (
       prev?.type === "workflow" &&
+      !prev.hidden &&
       (prev.data.node === node ||
         (isImplicit &&
           prev.data.implicit &&
@@ -123,6 +124,7 @@ export function buildNodes(inputs: CanvasInputs, previous: ReadonlyMap<string, F
     const isSelected = selected.has(note.id);
     if (
       prev?.type === "note" &&
+      !prev.hidden &&
       prev.data.note === note &&
       prev.selected === isSelected &&
       prev.data.readOnly === readOnly

@@ -4,7 +4,6 @@
 import "@xyflow/react/dist/style.css";
 import "./canvas.css";
 import {
-  applyNodeChanges,
   Background,
   type Connection,
   Controls,
@@ -31,7 +30,7 @@ import {
 import { type CompareMark, useEditorUi, useEditorUiStore } from "../layout/editor-ui-store";
 import { type CanvasActions, useCanvasActions } from "./canvas-actions";
 import { NODE_DRAG_TYPE, registerCanvas } from "./canvas-bridge";
-import { buildEdges, buildNodes, type FlowEdge, type FlowNode } from "./canvas-elements";
+import type { FlowEdge, FlowNode } from "./canvas-elements";
 import { handleLabel } from "./canvas-graph";
 import { type CanvasOverlay, useCanvasKeys } from "./canvas-keys";
 import { NoteNodeView, WorkflowNodeView } from "./canvas-nodes";
@@ -39,11 +38,14 @@ import { CanvasTextContext, canvasText } from "./canvas-text";
 import { CommandPalette } from "./command-palette";
 import { PALETTE_TYPES } from "./node-icons";
 import { ShortcutSheet } from "./shortcut-sheet";
+import { applyLocalChanges, useCanvasElements } from "./use-canvas-elements";
 
 const NODE_TYPES_VIEW = { workflow: WorkflowNodeView, note: NoteNodeView };
 /** Below this zoom a node's text is under 5 px high: nodes are drawn as boxes and the grid is left out. */
 export const LOW_DETAIL_ZOOM = 0.35;
 const NUDGE_GROUP = "canvas-nudge";
+const MULTI_SELECTION_KEYS = ["Shift", "Control", "Meta"];
+const PRO_OPTIONS = { hideAttribution: true };
 
 export function WorkflowCanvas() {
   return (
@@ -74,8 +76,6 @@ function CanvasView() {
   // Re-renders only when the zoom crosses the threshold, not on every frame of a zoom.
   const lowDetail = useStore((s) => s.transform[2] < LOW_DETAIL_ZOOM);
 
-  const [nodes, setNodes] = useState<FlowNode[]>([]);
-  const [edges, setEdges] = useState<FlowEdge[]>([]);
   const [overlay, setOverlay] = useState<CanvasOverlay | null>(null);
   const dragging = useRef(false);
   const container = useRef<HTMLDivElement>(null);
@@ -84,6 +84,11 @@ function CanvasView() {
   // the move ends. Set on the element directly: no React render per gesture.
   const onMoveStart = useCallback(() => container.current?.setAttribute("data-moving", "true"), []);
   const onMoveEnd = useCallback(() => container.current?.removeAttribute("data-moving"), []);
+  // Every prop of React Flow that changes is one more update of its store (a pass over the
+  // selectors of every node, handle and edge): callbacks keep their identity between renders.
+  const onDragStart = useCallback(() => {
+    dragging.current = true;
+  }, []);
 
   const text = useMemo(() => canvasText(t), [t]);
   const describeEdge = useCallback(
@@ -101,14 +106,11 @@ function CanvasView() {
   );
 
   // The document (and selection, problems, marks) as React Flow elements, keeping unchanged objects.
-  useEffect(() => {
-    const inputs = { document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly };
-    setNodes((previous) => {
-      const next = buildNodes(inputs, new Map(previous.map((n) => [n.id, n])));
-      setEdges((previousEdges) => buildEdges(inputs, next, new Map(previousEdges.map((e) => [e.id, e])), describeEdge));
-      return next;
-    });
-  }, [document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly, describeEdge]);
+  const inputs = useMemo(
+    () => ({ document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly }),
+    [document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly],
+  );
+  const [{ nodes, edges }, setNodes] = useCanvasElements(inputs, describeEdge);
 
   // The palette, the header and the outline reach the canvas through the bridge.
   useEffect(() => {
@@ -153,7 +155,7 @@ function CanvasView() {
         } else if (change.type === "dimensions") local.push(change);
         // Removals go through the Delete key handler as one command.
       }
-      if (local.length > 0) setNodes((current) => applyNodeChanges(local, current));
+      if (local.length > 0) setNodes(applyLocalChanges(local));
       if (selects.length > 0) applySelection(selects, "nodes");
       if (moved.length > 0) {
         const wasDrag = dragging.current;
@@ -168,7 +170,7 @@ function CanvasView() {
         if (!result.ok) setNodes((current) => [...current]);
       }
     },
-    [doc, applySelection],
+    [doc, applySelection, setNodes],
   );
 
   const onEdgesChange = useCallback(
@@ -256,12 +258,8 @@ function CanvasView() {
           onEdgesChange={onEdgesChange}
           onConnect={onConnect}
           isValidConnection={isValidConnection}
-          onNodeDragStart={() => {
-            dragging.current = true;
-          }}
-          onSelectionDragStart={() => {
-            dragging.current = true;
-          }}
+          onNodeDragStart={onDragStart}
+          onSelectionDragStart={onDragStart}
           onMoveStart={onMoveStart}
           onMoveEnd={onMoveEnd}
           onDragOver={onDragOver}
@@ -271,14 +269,14 @@ function CanvasView() {
           edgesReconnectable={false}
           deleteKeyCode={null}
           selectionKeyCode="Shift"
-          multiSelectionKeyCode={["Shift", "Control", "Meta"]}
+          multiSelectionKeyCode={MULTI_SELECTION_KEYS}
           colorMode={resolved}
           onlyRenderVisibleElements={!lowDetail}
           minZoom={0.05}
           maxZoom={2.5}
           fitView
           ariaLabelConfig={ariaLabels}
-          proOptions={{ hideAttribution: true }}
+          proOptions={PRO_OPTIONS}
         >
           {!lowDetail && <Background gap={20} />}
           <MiniMap pannable zoomable className="!bg-card" />
