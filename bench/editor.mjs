@@ -123,11 +123,13 @@ async function traced(cdp, name, step) {
     const main = events.find((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
     const own = events.filter((e) => e.pid === main?.pid && e.tid === main?.tid && e.ph === "X" && e.dur);
     const sum = (names) => own.filter((e) => names.includes(e.name)).reduce((t, e) => t + e.dur, 0) / 1000;
-    const input = own.find((e) => e.name === "EventDispatch" && e.args?.data?.type === "keydown");
+    // The step's key is its last keydown (Control+Z: the Z).
+    const input = own.filter((e) => e.name === "EventDispatch" && e.args?.data?.type === "keydown").at(-1);
     const from = input?.ts ?? own[0]?.ts ?? 0;
-    const tasks = own.filter(
-      (e) => (e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask") && e.ts >= from,
-    );
+    const tasks = own.filter((e) => e.name === "RunTask" && e.ts >= from);
+    // Thread time (CPU) of the tasks of 2 ms or more from the key on: less moved by other processes
+    // than their length is.
+    const cpu = tasks.filter((t) => t.dur >= 2000).reduce((total, t) => total + (t.tdur ?? t.dur), 0) / 1000;
     const inside = (task) => {
       const parts = {};
       for (const [kind, names] of Object.entries(TRACE_KINDS)) {
@@ -141,14 +143,14 @@ async function traced(cdp, name, step) {
         .join(", ");
     };
     const long = tasks.filter((t) => t.dur >= 4000).slice(0, 12);
+    const kinds = Object.entries(TRACE_KINDS).map(([kind, names]) => `${kind} ${sum(names).toFixed(0)} ms`);
+    const listed = long.map(
+      (t) => `+${((t.ts - from) / 1000).toFixed(0)}: ${(t.dur / 1000).toFixed(0)} (${inside(t)})`,
+    );
     console.log(
-      `    trace of ${name} (main thread): ${Object.entries(TRACE_KINDS)
-        .map(([kind, names]) => `${kind} ${sum(names).toFixed(0)} ms`)
-        .join(
-          ", ",
-        )}; from the input on, tasks of 4 ms or more (start ms after the input: length ms, longest script/style/layout/paint/gc inside): ${long
-        .map((t) => `+${((t.ts - from) / 1000).toFixed(0)}: ${(t.dur / 1000).toFixed(0)} (${inside(t)})`)
-        .join("; ")}`,
+      `    trace of ${name} (main thread): CPU in tasks of 2 ms or more from the key on ${cpu.toFixed(0)} ms; ` +
+        `${kinds.join(", ")}; from the key on, tasks of 4 ms or more (start ms after the key: length ms, ` +
+        `longest script/style/layout/paint/gc inside): ${listed.join("; ")}`,
     );
   }
 }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createDocumentStore, type EditorContent } from "../document";
 import type { CanvasInputs, FlowNode } from "./canvas-elements";
-import { type CanvasElements, deriveElements, dropLeaving } from "./use-canvas-elements";
+import { sameDrawing } from "./canvas-nodes";
+import { type CanvasElements, deriveElements } from "./use-canvas-elements";
 
 const describeEdge = () => "edge";
-const NONE: CanvasElements = { nodes: [], edges: [], leaving: false };
+const NONE: CanvasElements = { nodes: [], edges: [] };
 
 function inputs(content: EditorContent, extra: Partial<CanvasInputs> = {}): CanvasInputs {
   return {
@@ -80,76 +81,82 @@ describe("canvas elements handed to React Flow", () => {
     expect(renamed.nodes.filter((n, i) => n !== selected.nodes[i]).map((n) => n.id)).toEqual(["n8"]);
   });
 
-  it("undo a 100-node paste in two React Flow updates that remove nothing, then drop the hidden nodes in one", () => {
+  it("undo a 100-node paste in two React Flow updates, keeping every other element's object", () => {
     const store = bigStore();
     const before = measured(deriveElements(NONE, inputs(store.getState().content), describeEdge));
     const clip = chain(100, "p");
     const pasted = store.getState().dispatch({ type: "paste", text: JSON.stringify({ ...clip, state: [] }) });
-    expect(pasted.ok && pasted.created).toHaveLength(100);
     const created = pasted.ok ? (pasted.created ?? []) : [];
+    expect(created).toHaveLength(100);
     const withPaste = measured(
       deriveElements(before, inputs(store.getState().content, { selectedNodeIds: created }), describeEdge),
     );
     expect(withPaste.nodes).toHaveLength(before.nodes.length + 100);
+    expect(withPaste.edges).toHaveLength(before.edges.length + 99);
 
     store.getState().undo();
     const undone = deriveElements(
       withPaste,
-      // The selection still names the pasted nodes; the canvas draws none of them selected.
+      // The selection still names the pasted nodes; they are simply not drawn.
       inputs(store.getState().content, { selectedNodeIds: created }),
       describeEdge,
     );
+    // One new node list and one new edge list: React Flow's store is set twice, no more.
     expect(storeUpdates(withPaste, undone)).toBe(2);
-    // Every node React Flow had is still there: none of its node wrappers loses its node yet.
-    expect(undone.nodes.map((n) => n.id).sort()).toEqual(withPaste.nodes.map((n) => n.id).sort());
-    const leaving = undone.nodes.filter((n) => n.hidden);
-    expect(leaving.map((n) => n.id).sort()).toEqual([...created].sort());
-    expect(leaving.every((n) => n.selected === false)).toBe(true);
-    expect(undone.leaving).toBe(true);
-    // The pasted nodes' edges are gone at once (an edge reads its nodes safely).
-    expect(undone.edges).toHaveLength(before.edges.length);
-    // Every node that stayed keeps its object from before the paste, except the implicit Start
-    // and End, which sit beside the drawn nodes.
+    expect(undone.nodes.map((n) => n.id)).toEqual(before.nodes.map((n) => n.id));
+    expect(undone.edges.map((e) => e.id)).toEqual(before.edges.map((e) => e.id));
+    // Every node that stayed keeps its object (React Flow re-renders none of them), except the
+    // implicit Start and End, which sit beside the drawn nodes; every edge keeps its object.
     const earlier = new Map(withPaste.nodes.map((n) => [n.id, n]));
     expect(
       undone.nodes
-        .filter((n) => !n.hidden && n !== earlier.get(n.id))
+        .filter((n) => n !== earlier.get(n.id))
         .map((n) => n.id)
         .sort(),
     ).toEqual(["end", "start"]);
-
-    const dropped = dropLeaving(undone);
-    expect(storeUpdates(undone, dropped)).toBe(1);
-    expect(dropped.edges).toBe(undone.edges);
-    expect(dropped.nodes.map((n) => n.id)).toEqual(before.nodes.map((n) => n.id));
-    expect(dropped.leaving).toBe(false);
-    expect(dropLeaving(dropped)).toBe(dropped);
+    const earlierEdges = new Map(withPaste.edges.map((e) => [e.id, e]));
+    expect(undone.edges.every((e) => e === earlierEdges.get(e.id))).toBe(true);
   });
 
-  it("show a node again, measured, when it comes back before its hidden copy was dropped", () => {
+  it("drop a removed node and its edges at once, and draw them again when the removal is undone", () => {
     const store = bigStore();
     const shown = measured(deriveElements(NONE, inputs(store.getState().content), describeEdge));
     store.getState().dispatch({ type: "remove", nodeIds: ["n3"] });
-    const deleted = deriveElements(shown, inputs(store.getState().content), describeEdge);
-    expect(deleted.nodes.find((n) => n.id === "n3")?.hidden).toBe(true);
+    const removed = deriveElements(shown, inputs(store.getState().content), describeEdge);
+    expect(removed.nodes.some((n) => n.id === "n3")).toBe(false);
+    expect(removed.edges.filter((e) => e.source === "n3" || e.target === "n3")).toHaveLength(0);
     store.getState().undo();
-    const back = deriveElements(deleted, inputs(store.getState().content), describeEdge);
-    const n3 = back.nodes.filter((n) => n.id === "n3") as FlowNode[];
-    expect(n3).toHaveLength(1);
-    expect(n3[0]?.hidden).toBeUndefined();
-    expect(n3[0]?.measured).toEqual({ width: 208, height: 56 });
-    expect(back.leaving).toBe(false);
+    const back = deriveElements(removed, inputs(store.getState().content), describeEdge);
+    expect(back.nodes.map((n) => n.id)).toEqual(shown.nodes.map((n) => n.id));
     expect(back.edges.filter((e) => e.source === "n3" || e.target === "n3")).toHaveLength(2);
   });
 
-  it("drop nodes that were already leaving at the next change", () => {
+  it("move every node of an automatic layout in one undo step and one React Flow update, redrawing none", () => {
     const store = bigStore();
-    const shown = deriveElements(NONE, inputs(store.getState().content), describeEdge);
-    store.getState().dispatch({ type: "remove", nodeIds: ["n3"] });
-    const deleted = deriveElements(shown, inputs(store.getState().content), describeEdge);
-    store.getState().dispatch({ type: "remove", nodeIds: ["n4"] });
-    const next = deriveElements(deleted, inputs(store.getState().content), describeEdge);
-    expect(next.nodes.filter((n) => n.hidden).map((n) => n.id)).toEqual(["n4"]);
-    expect(next.nodes.some((n) => n.id === "n3")).toBe(false);
+    const shown = measured(deriveElements(NONE, inputs(store.getState().content), describeEdge));
+    const positions = store
+      .getState()
+      .content.document.nodes.map((n, i) => ({ id: n.id, x: (i % 7) * 300 + 11, y: Math.floor(i / 7) * 100 + 7 }));
+    expect(store.getState().dispatch({ type: "apply-layout", positions }).ok).toBe(true);
+    expect(store.getState().history.past).toHaveLength(1);
+    const laidOut = deriveElements(shown, inputs(store.getState().content), describeEdge);
+    expect(storeUpdates(shown, laidOut)).toBe(1);
+    const before = new Map(shown.nodes.map((n) => [n.id, n]));
+    const moved = laidOut.nodes.filter((n) => n.type === "workflow" && !n.data.implicit);
+    expect(moved).toHaveLength(500);
+    for (const node of moved) {
+      const was = before.get(node.id) as FlowNode;
+      expect(node).not.toBe(was);
+      const { x, y } = positions.find((p) => p.id === node.id) ?? { x: Number.NaN, y: Number.NaN };
+      expect(node.position).toEqual({ x, y });
+      // Same data, so the node's drawing (memoised on id, data, selection) is not redone.
+      expect(node.data).toBe(was.data);
+      expect(sameDrawing(node, was)).toBe(true);
+      expect(node.measured).toEqual({ width: 208, height: 56 });
+    }
+    // A later edit of one node redraws that node only: the moved nodes' elements are kept.
+    store.getState().dispatch({ type: "rename-node", nodeId: "n9", label: "After the layout" });
+    const renamed = deriveElements(laidOut, inputs(store.getState().content), describeEdge);
+    expect(renamed.nodes.filter((n, i) => n !== laidOut.nodes[i]).map((n) => n.id)).toEqual(["n9"]);
   });
 });

@@ -5,15 +5,11 @@
 // on a large workflow): an edit that changes only nodes must not also hand it "new" edges, and a
 // document change must not wait for an effect, render twice and paint a frame in between.
 //
-// Nodes that leave the canvas (an undone paste, a deletion) are first handed over hidden and only
-// dropped after the next paint. React Flow's node wrappers read their node in a selector that
-// throws when the node is gone, and every wrapper still mounted when the node list shrinks throws
-// once per store update until it unmounts: on an undo of a 100-node paste that was 200 exceptions
-// (about a third of the undo). A hidden node is still there, so nothing throws while the canvas
-// shows the change; zoomed in (only visible nodes rendered), its wrapper is already gone when it is
-// dropped. See docs/decisions/0014-editor-undo-and-layout-speed.md.
+// Nodes that leave the canvas are dropped at once: React Flow's node wrappers no longer throw for
+// a node that is gone (vite-plugins/react-flow-removed-nodes.ts). See
+// docs/decisions/0014-editor-undo-and-layout-speed.md.
 import { applyNodeChanges, type NodeChange } from "@xyflow/react";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import type { WorkflowEdge } from "../document";
 import type { CompareMark } from "../layout/editor-ui-store";
 import { buildEdges, buildNodes, type CanvasInputs, type FlowEdge, type FlowNode } from "./canvas-elements";
@@ -23,8 +19,6 @@ export type DescribeEdge = (edge: WorkflowEdge, problems: number, mark: CompareM
 export interface CanvasElements {
   nodes: FlowNode[];
   edges: FlowEdge[];
-  /** Whether `nodes` holds nodes that left the canvas, hidden until they are dropped. */
-  leaving: boolean;
 }
 
 interface Derived extends CanvasElements {
@@ -37,28 +31,17 @@ const sameList = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length 
 
 /**
  * The elements for `inputs`, keeping every unchanged element's object from `previous`, and the
- * previous arrays themselves when nothing in them changed. Nodes shown before and gone now are
- * kept, hidden and unselected (see `dropLeaving`); nodes that were already leaving are dropped.
+ * previous arrays themselves when nothing in them changed.
  */
 export function deriveElements(previous: CanvasElements, inputs: CanvasInputs, describe: DescribeEdge): CanvasElements {
   const built = buildNodes(inputs, new Map(previous.nodes.map((n) => [n.id, n])));
-  const present = new Set(built.map((n) => n.id));
-  const leaving = previous.nodes
-    .filter((n) => !n.hidden && !present.has(n.id))
-    .map((n) => ({ ...n, hidden: true, selected: false }));
-  const listed = leaving.length > 0 ? [...built, ...leaving] : built;
-  const nodes = sameList(listed, previous.nodes) ? previous.nodes : listed;
+  const nodes = sameList(built, previous.nodes) ? previous.nodes : built;
   const builtEdges = buildEdges(inputs, nodes, new Map(previous.edges.map((e) => [e.id, e])), describe);
   const edges = sameList(builtEdges, previous.edges) ? previous.edges : builtEdges;
-  return { nodes, edges, leaving: leaving.length > 0 };
+  return { nodes, edges };
 }
 
-/** The elements without the nodes that were leaving. */
-export function dropLeaving<T extends CanvasElements>(elements: T): T {
-  return elements.leaving ? { ...elements, nodes: elements.nodes.filter((n) => !n.hidden), leaving: false } : elements;
-}
-
-const NO_ELEMENTS: CanvasElements = { nodes: [], edges: [], leaving: false };
+const NO_ELEMENTS: CanvasElements = { nodes: [], edges: [] };
 
 /**
  * The canvas's elements for `inputs` (an object that changes when, and only when, one of its
@@ -82,18 +65,6 @@ export function useCanvasElements(
       d.inputs === inputs && d.describe === describe ? d : { inputs, describe, ...deriveElements(d, inputs, describe) },
     );
   }
-  // Leaving nodes are dropped once the frame that hid them has been painted.
-  useEffect(() => {
-    if (!derived.leaving) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => setDerived(dropLeaving), 0);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
-  }, [derived.leaving]);
   const updateNodes = useCallback(
     (update: (nodes: FlowNode[]) => FlowNode[]) => setDerived((d) => ({ ...d, nodes: update(d.nodes) })),
     [],

@@ -36,6 +36,7 @@ import { type CanvasOverlay, useCanvasKeys } from "./canvas-keys";
 import { NoteNodeView, WorkflowNodeView } from "./canvas-nodes";
 import { CanvasTextContext, canvasText } from "./canvas-text";
 import { CommandPalette } from "./command-palette";
+import { useLayoutWarmUp } from "./layout-warm-up";
 import { PALETTE_TYPES } from "./node-icons";
 import { ShortcutSheet } from "./shortcut-sheet";
 import { applyLocalChanges, useCanvasElements } from "./use-canvas-elements";
@@ -111,6 +112,7 @@ function CanvasView() {
     [document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly],
   );
   const [{ nodes, edges }, setNodes] = useCanvasElements(inputs, describeEdge);
+  useLayoutWarmUp(document.nodes.length, readOnly);
 
   // The palette, the header and the outline reach the canvas through the bridge.
   useEffect(() => {
