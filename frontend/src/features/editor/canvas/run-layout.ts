@@ -45,12 +45,15 @@ export function runLayout(input: LayoutInput, inWorker: boolean): Promise<Layout
 /**
  * A layout of a made-up graph as large as those laid out in the worker: it starts the worker,
  * loads and compiles dagre in it and runs its code once, so that the first real layout does not
- * wait for any of that (about a fifth of a first 500-node layout).
+ * wait for the worker, and finds dagre's code compiled (a first 500-node layout took about 1.2×
+ * as long after one warm-up run as a second one, 1.5× without: docs/decisions/0014).
  */
 export function warmUpInput(): LayoutInput {
-  const count = 160;
+  const count = 200;
   const nodes = Array.from({ length: count }, (_, i) => ({ id: `w${i}`, width: 208, height: 56 }));
-  const edges = nodes.slice(1).map((n, i) => ({ source: `w${i - (i % 3 === 2 ? 1 : 0)}`, target: n.id }));
+  // Each node follows one of the three before it; every fifth one also skips ahead.
+  const edges = nodes.slice(1).map((n, i) => ({ source: `w${i - (i % 3)}`, target: n.id }));
+  for (let i = 0; i + 4 < count; i += 5) edges.push({ source: `w${i}`, target: `w${i + 4}` });
   return { nodes, edges };
 }
 
