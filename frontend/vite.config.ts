@@ -2,10 +2,13 @@ import { fileURLToPath } from "node:url";
 import tailwindcss from "@tailwindcss/vite";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { reactFlowRemovedNodes } from "./vite-plugins/react-flow-removed-nodes";
 
 // In development the API runs on :8080 (`npx superstep start`); Vite proxies /api to it.
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), reactFlowRemovedNodes()],
+  // The development server bundles dependencies apart (they do not go through `plugins`).
+  optimizeDeps: { rolldownOptions: { plugins: [reactFlowRemovedNodes()] } },
   resolve: { alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) } },
   server: { proxy: { "/api": "http://127.0.0.1:8080", "/ws": { target: "ws://127.0.0.1:8080", ws: true } } },
   build: {

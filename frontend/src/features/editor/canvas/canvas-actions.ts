@@ -19,7 +19,7 @@ import { type EditorUiStore, useEditorUiStore } from "../layout/editor-ui-store"
 import type { FlowEdge, FlowNode } from "./canvas-elements";
 import { reachable } from "./canvas-graph";
 import { type LayoutNode, layoutScope, placeAt } from "./layout-scope";
-import { runLayout } from "./run-layout";
+import { runLayout, WORKER_MIN_NODES } from "./run-layout";
 import { readClipboardText, writeClipboardText } from "./system-clipboard";
 
 export interface CanvasActions {
@@ -181,7 +181,7 @@ export function createCanvasActions(
       // Two or more selected nodes: only they are laid out, where they are.
       const { input, anchor } = layoutScope(nodes, document.edges, new Set(ui.getState().selectedNodeIds));
       // Larger graphs are laid out in the worker, off the main thread.
-      const positions = placeAt(await runLayout(input, input.nodes.length > 50), anchor);
+      const positions = placeAt(await runLayout(input, input.nodes.length > WORKER_MIN_NODES), anchor);
       if (positions.length === 0) return;
       if (run({ type: "apply-layout", positions }) && !anchor)
         requestAnimationFrame(() => flow.fitView({ duration: 200 }));

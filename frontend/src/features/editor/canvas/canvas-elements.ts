@@ -7,6 +7,7 @@ import type { CompareMark, ShownProblem } from "../layout/editor-ui-store";
 import { edgeSourceHandle, edgesBySource, type HandleSpec, sourceHandles } from "./canvas-graph";
 
 export interface WorkflowNodeData extends Record<string, unknown> {
+  /** The node as drawn: its position may be older than the element's (moving does not redraw it). */
   node: WorkflowNode;
   handles: HandleSpec[];
   problems: number;
@@ -85,20 +86,27 @@ export function buildNodes(inputs: CanvasInputs, previous: ReadonlyMap<string, F
     const mark = inputs.marks.nodes[node.id];
     const isSelected = selected.has(node.id);
     const prev = previous.get(node.id);
+    const before = prev?.type === "workflow" ? prev : undefined;
+    // What a node draws does not include where it is: a node that only moved (a drag's end, an
+    // automatic layout) keeps its data object, so React Flow moves it without redrawing it.
+    const drawnAlike =
+      before !== undefined &&
+      before.data.node.type === node.type &&
+      // The implicit Start and End are made anew each time, with no settings.
+      (before.data.node.data === node.data || (isImplicit && before.data.implicit)) &&
+      before.data.implicit === isImplicit &&
+      before.data.problems === problems &&
+      before.data.mark === mark &&
+      before.data.readOnly === readOnly &&
+      sameHandles(before.data.handles, handles);
     if (
-      prev?.type === "workflow" &&
-      (prev.data.node === node ||
-        (isImplicit &&
-          prev.data.implicit &&
-          prev.position.x === node.position.x &&
-          prev.position.y === node.position.y)) &&
-      prev.selected === isSelected &&
-      prev.data.problems === problems &&
-      prev.data.mark === mark &&
-      prev.data.readOnly === readOnly &&
-      sameHandles(prev.data.handles, handles)
+      before &&
+      drawnAlike &&
+      before.selected === isSelected &&
+      before.position.x === node.position.x &&
+      before.position.y === node.position.y
     ) {
-      result.push(prev);
+      result.push(before);
       return;
     }
     // A node whose handles stay the same keeps its measured size (no re-measuring, no flicker).
@@ -113,7 +121,7 @@ export function buildNodes(inputs: CanvasInputs, previous: ReadonlyMap<string, F
       deletable: !readOnly && !isImplicit,
       connectable: !readOnly,
       ariaLabel: undefined,
-      data: { node, handles, problems, mark, implicit: isImplicit, readOnly },
+      data: before && drawnAlike ? before.data : { node, handles, problems, mark, implicit: isImplicit, readOnly },
     });
   };
   for (const node of implicit) push(node, true);
@@ -189,23 +197,4 @@ export function buildEdges(
       data: { edge, problems, mark },
     };
   });
-}
-
-/** `previous` when `next` holds the very same elements in the same order, else `next`. */
-export function sameElements<T>(previous: T[], next: T[]): T[] {
-  return previous.length === next.length && next.every((element, i) => element === previous[i]) ? previous : next;
-}
-
-/** `nodes` with the selection changes applied: new objects only for the nodes whose `selected`
- * changes, every other node (and the array, when none changes) kept. */
-export function withSelection(nodes: FlowNode[], changes: readonly { id: string; selected: boolean }[]): FlowNode[] {
-  const wanted = new Map(changes.map((c) => [c.id, c.selected]));
-  let changed = false;
-  const next = nodes.map((node) => {
-    const selected = wanted.get(node.id);
-    if (selected === undefined || node.selected === selected) return node;
-    changed = true;
-    return { ...node, selected };
-  });
-  return changed ? next : nodes;
 }

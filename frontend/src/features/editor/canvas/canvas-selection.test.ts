@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createDocumentStore, type EditorContent } from "../document";
-import {
-  buildEdges,
-  buildNodes,
-  type CanvasInputs,
-  type FlowEdge,
-  type FlowNode,
-  sameElements,
-  withSelection,
-} from "./canvas-elements";
+import type { CanvasInputs, FlowEdge, FlowNode } from "./canvas-elements";
+import { deriveElements } from "./use-canvas-elements";
 
 // What React Flow receives when the selection changes: each new nodes or edges array is one update
 // of its store, which runs the selectors of every mounted node, handle and edge.
@@ -37,17 +30,11 @@ function inputs(content: EditorContent, selectedNodeIds: string[]): CanvasInputs
   };
 }
 
-const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
 const describeEdge = () => "edge";
 
-/** The canvas's derivation (workflow-canvas.tsx): the previous arrays kept when nothing in them changed. */
+/** The canvas's derivation (use-canvas-elements.ts): the previous arrays kept when nothing in them changed. */
 function derive(content: EditorContent, selected: string[], previous: { nodes: FlowNode[]; edges: FlowEdge[] }) {
-  const nodes = sameElements(previous.nodes, buildNodes(inputs(content, selected), byId(previous.nodes)));
-  const edges = sameElements(
-    previous.edges,
-    buildEdges(inputs(content, selected), nodes, byId(previous.edges), describeEdge),
-  );
-  return { nodes, edges };
+  return deriveElements(previous, inputs(content, selected), describeEdge);
 }
 
 describe("a node selection on the canvas", () => {
@@ -71,25 +58,6 @@ describe("a node selection on the canvas", () => {
     expect(second.nodes.find((n) => n.id === "n7")?.selected).toBe(false);
   });
 
-  it("is drawn by the click's own update: the derivation after it keeps that array (one React Flow update)", () => {
-    const store = createDocumentStore();
-    expect(store.getState().load({ workflowId: "w", version: 1, document: bigDocument(500) }).ok).toBe(true);
-    const content = store.getState().content;
-    const shown = derive(content, ["n7"], derive(content, [], { nodes: [], edges: [] }));
-    // React Flow reports a click on n8 as two changes; the canvas applies them to its nodes at once.
-    const clicked = withSelection(shown.nodes, [
-      { id: "n7", selected: false },
-      { id: "n8", selected: true },
-    ]);
-    expect(clicked.filter((n, i) => n !== shown.nodes[i]).map((n) => n.id)).toEqual(["n7", "n8"]);
-    // The selection reaches the editor's store; the canvas derives its elements again and finds them drawn.
-    const derived = derive(content, ["n8"], { nodes: clicked, edges: shown.edges });
-    expect(derived.nodes).toBe(clicked);
-    expect(derived.edges).toBe(shown.edges);
-    // A change that changes nothing keeps the array.
-    expect(withSelection(clicked, [{ id: "n8", selected: true }])).toBe(clicked);
-  });
-
   it("keeps both arrays when nothing changed (a render for another reason is no React Flow update)", () => {
     const store = createDocumentStore();
     expect(store.getState().load({ workflowId: "w", version: 1, document: bigDocument(50) }).ok).toBe(true);
@@ -98,20 +66,5 @@ describe("a node selection on the canvas", () => {
     const again = derive(content, ["n3"], shown);
     expect(again.nodes).toBe(shown.nodes);
     expect(again.edges).toBe(shown.edges);
-  });
-});
-
-describe("sameElements", () => {
-  it("keeps the previous array only when every element is the very same object, in the same order", () => {
-    const a = { id: "a" };
-    const b = { id: "b" };
-    const previous = [a, b];
-    expect(sameElements(previous, [a, b])).toBe(previous);
-    const swapped = [b, a];
-    expect(sameElements(previous, swapped)).toBe(swapped);
-    const copy = [a, { id: "b" }];
-    expect(sameElements(previous, copy)).toBe(copy);
-    const shorter = [a];
-    expect(sameElements(previous, shorter)).toBe(shorter);
   });
 });

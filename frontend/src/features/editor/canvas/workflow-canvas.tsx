@@ -4,7 +4,6 @@
 import "@xyflow/react/dist/style.css";
 import "./canvas.css";
 import {
-  applyNodeChanges,
   Background,
   type Connection,
   Controls,
@@ -31,14 +30,16 @@ import {
 import { type CompareMark, useEditorUi, useEditorUiStore } from "../layout/editor-ui-store";
 import { type CanvasActions, useCanvasActions } from "./canvas-actions";
 import { NODE_DRAG_TYPE, registerCanvas } from "./canvas-bridge";
-import { buildEdges, buildNodes, type FlowEdge, type FlowNode, sameElements, withSelection } from "./canvas-elements";
+import type { FlowEdge, FlowNode } from "./canvas-elements";
 import { handleLabel } from "./canvas-graph";
 import { type CanvasOverlay, useCanvasKeys } from "./canvas-keys";
 import { NoteNodeView, WorkflowNodeView } from "./canvas-nodes";
 import { CanvasTextContext, canvasText } from "./canvas-text";
 import { CommandPalette } from "./command-palette";
+import { useLayoutWarmUp } from "./layout-warm-up";
 import { PALETTE_TYPES } from "./node-icons";
 import { ShortcutSheet } from "./shortcut-sheet";
+import { applyLocalChanges, useCanvasElements } from "./use-canvas-elements";
 
 const NODE_TYPES_VIEW = { workflow: WorkflowNodeView, note: NoteNodeView };
 /** Below this zoom a node's text is under 5 px high: nodes are drawn as boxes and the grid is left out. */
@@ -76,8 +77,6 @@ function CanvasView() {
   // Re-renders only when the zoom crosses the threshold, not on every frame of a zoom.
   const lowDetail = useStore((s) => s.transform[2] < LOW_DETAIL_ZOOM);
 
-  const [nodes, setNodes] = useState<FlowNode[]>([]);
-  const [edges, setEdges] = useState<FlowEdge[]>([]);
   const [overlay, setOverlay] = useState<CanvasOverlay | null>(null);
   const dragging = useRef(false);
   const container = useRef<HTMLDivElement>(null);
@@ -86,8 +85,8 @@ function CanvasView() {
   // the move ends. Set on the element directly: no React render per gesture.
   const onMoveStart = useCallback(() => container.current?.setAttribute("data-moving", "true"), []);
   const onMoveEnd = useCallback(() => container.current?.removeAttribute("data-moving"), []);
-  // Every callback handed to React Flow keeps its identity: React Flow copies a changed one into
-  // its store, and each store update runs the selectors of every mounted node, handle and edge.
+  // Every prop of React Flow that changes is one more update of its store (a pass over the
+  // selectors of every node, handle and edge): callbacks keep their identity between renders.
   const onDragStart = useCallback(() => {
     dragging.current = true;
   }, []);
@@ -108,21 +107,12 @@ function CanvasView() {
   );
 
   // The document (and selection, problems, marks) as React Flow elements, keeping unchanged objects.
-  useEffect(() => {
-    const inputs = { document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly };
-    // An unchanged list keeps its array too: React Flow takes a new array as a store update that
-    // runs every mounted node's and edge's selectors (a node selection changes no edge).
-    setNodes((previous) => {
-      const next = sameElements(previous, buildNodes(inputs, new Map(previous.map((n) => [n.id, n]))));
-      setEdges((previousEdges) =>
-        sameElements(
-          previousEdges,
-          buildEdges(inputs, next, new Map(previousEdges.map((e) => [e.id, e])), describeEdge),
-        ),
-      );
-      return next;
-    });
-  }, [document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly, describeEdge]);
+  const inputs = useMemo(
+    () => ({ document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly }),
+    [document, notes, selectedNodeIds, selectedEdgeIds, problems, marks, readOnly],
+  );
+  const [{ nodes, edges }, setNodes] = useCanvasElements(inputs, describeEdge);
+  useLayoutWarmUp(document.nodes.length, readOnly);
 
   // The palette, the header and the outline reach the canvas through the bridge.
   useEffect(() => {
@@ -167,14 +157,8 @@ function CanvasView() {
         } else if (change.type === "dimensions") local.push(change);
         // Removals go through the Delete key handler as one command.
       }
-      if (local.length > 0) setNodes((current) => applyNodeChanges(local, current));
-      if (selects.length > 0) {
-        // The nodes whose selection changed are redrawn in the same render as the panels (the
-        // derivation above then finds every node as it would build it and keeps the array):
-        // one render and one React Flow update per selection instead of two of each.
-        setNodes((current) => withSelection(current, selects));
-        applySelection(selects, "nodes");
-      }
+      if (local.length > 0) setNodes(applyLocalChanges(local));
+      if (selects.length > 0) applySelection(selects, "nodes");
       if (moved.length > 0) {
         const wasDrag = dragging.current;
         dragging.current = false;
@@ -188,7 +172,7 @@ function CanvasView() {
         if (!result.ok) setNodes((current) => [...current]);
       }
     },
-    [doc, applySelection],
+    [doc, applySelection, setNodes],
   );
 
   const onEdgesChange = useCallback(
