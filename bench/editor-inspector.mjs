@@ -26,6 +26,7 @@ import {
   pageHelpers,
   percentile,
   startStudio,
+  typeIntoLabel,
   UI,
   visibleNodes,
 } from "./editor-studio.mjs";
@@ -138,18 +139,7 @@ async function main() {
     await cdp.send("Profiler.start");
   }
   if (COUNT) await page.evaluate(() => window.__renders.reset());
-  for (const char of "abcdefghijklmnopqrst") {
-    const input = await inputCount(page, "keydown");
-    const before = await label.inputValue();
-    await page.keyboard.type(char);
-    const t0 = await inputTime(page, input);
-    const t1 = await page.evaluate(
-      (expected) =>
-        window.__bench.afterPaint(() => document.querySelector('[data-testid="settings-label"]')?.value === expected),
-      before + char,
-    );
-    keyTimes.push(t1 - t0);
-  }
+  keyTimes.push(...(await typeIntoLabel(page, label, "abcdefghijklmnopqrst")));
   if (cdp) {
     await page.waitForTimeout(1500);
     const { profile } = await cdp.send("Profiler.stop");

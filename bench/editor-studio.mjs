@@ -206,3 +206,21 @@ export async function inputTime(page, { type, seen }) {
   await page.waitForFunction(([t, n]) => window.__bench.inputs[t].length > n, [type, seen]);
   return page.evaluate(([t, n]) => window.__bench.inputs[t][n], [type, seen]);
 }
+
+/** Types `chars` into the settings' label field one key at a time: each key's input time to the frame that shows it. */
+export async function typeIntoLabel(page, label, chars) {
+  const times = [];
+  for (const char of chars) {
+    const input = await inputCount(page, "keydown");
+    const before = await label.inputValue();
+    await page.keyboard.type(char);
+    const t0 = await inputTime(page, input);
+    const t1 = await page.evaluate(
+      (expected) =>
+        window.__bench.afterPaint(() => document.querySelector('[data-testid="settings-label"]')?.value === expected),
+      before + char,
+    );
+    times.push(t1 - t0);
+  }
+  return times;
+}

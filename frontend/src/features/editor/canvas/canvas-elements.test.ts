@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDocumentStore, type EditorContent } from "../document";
+import { chainOfNodes } from "../document/document.fixtures";
 import { buildEdges, buildNodes, type CanvasInputs, type FlowEdge, type FlowNode } from "./canvas-elements";
 
 const DOC = {
@@ -95,29 +96,15 @@ describe("canvas elements", () => {
 });
 
 describe("canvas elements of a large workflow", () => {
-  const chain = (count: number, prefix: string) => ({
-    nodes: Array.from({ length: count }, (_, i) => ({
-      id: `${prefix}${i}`,
-      type: "code",
-      position: { x: (i % 100) * 260, y: Math.floor(i / 100) * 160 },
-      data: { label: `Step ${i}` },
-    })),
-    edges: Array.from({ length: count - 1 }, (_, i) => ({
-      id: `${prefix}e${i}`,
-      source: `${prefix}${i}`,
-      target: `${prefix}${i + 1}`,
-    })),
-  });
-
   it("give new objects only to a pasted node's elements, and undoing the paste restores the very document", () => {
     const store = createDocumentStore();
-    const big = chain(500, "n");
+    const big = chainOfNodes(500, "n");
     expect(store.getState().load({ workflowId: "w", version: 1, document: { name: "Big", ...big } }).ok).toBe(true);
     const before = store.getState().content;
     const nodes0 = buildNodes(inputs(before), new Map());
     const edges0 = buildEdges(inputs(before), nodes0, new Map(), describeEdge);
 
-    const clip = chain(100, "p");
+    const clip = chainOfNodes(100, "p");
     const pasted = store.getState().dispatch({ type: "paste", text: JSON.stringify({ ...clip, state: [] }) });
     expect(pasted.ok).toBe(true);
     const afterPaste = store.getState().content;

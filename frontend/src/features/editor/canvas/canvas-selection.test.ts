@@ -1,22 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { createDocumentStore, type EditorContent } from "../document";
+import { chainOfNodes } from "../document/document.fixtures";
 import type { CanvasInputs, FlowEdge, FlowNode } from "./canvas-elements";
 import { deriveElements } from "./use-canvas-elements";
 
 // What React Flow receives when the selection changes: each new nodes or edges array is one update
 // of its store, which runs the selectors of every mounted node, handle and edge.
-function bigDocument(count: number) {
-  return {
-    name: "Big",
-    nodes: Array.from({ length: count }, (_, i) => ({
-      id: `n${i}`,
-      type: "code",
-      position: { x: (i % 100) * 260, y: Math.floor(i / 100) * 160 },
-      data: { label: `Step ${i}` },
-    })),
-    edges: Array.from({ length: count - 1 }, (_, i) => ({ id: `e${i}`, source: `n${i}`, target: `n${i + 1}` })),
-  };
-}
+const bigDocument = (count: number) => ({ name: "Big", ...chainOfNodes(count, "n") });
 
 function inputs(content: EditorContent, selectedNodeIds: string[]): CanvasInputs {
   return {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDocumentStore, type EditorContent } from "../document";
+import { chainOfNodes } from "../document/document.fixtures";
 import type { CanvasInputs, FlowNode } from "./canvas-elements";
 import { sameDrawing } from "./canvas-nodes";
 import { type CanvasElements, deriveElements } from "./use-canvas-elements";
@@ -20,25 +21,11 @@ function inputs(content: EditorContent, extra: Partial<CanvasInputs> = {}): Canv
   };
 }
 
-const chain = (count: number, prefix: string) => ({
-  nodes: Array.from({ length: count }, (_, i) => ({
-    id: `${prefix}${i}`,
-    type: "code",
-    position: { x: (i % 100) * 260, y: Math.floor(i / 100) * 160 },
-    data: { label: `Step ${i}` },
-  })),
-  edges: Array.from({ length: count - 1 }, (_, i) => ({
-    id: `${prefix}e${i}`,
-    source: `${prefix}${i}`,
-    target: `${prefix}${i + 1}`,
-  })),
-});
-
 function bigStore() {
   const store = createDocumentStore();
-  expect(store.getState().load({ workflowId: "w", version: 1, document: { name: "Big", ...chain(500, "n") } }).ok).toBe(
-    true,
-  );
+  expect(
+    store.getState().load({ workflowId: "w", version: 1, document: { name: "Big", ...chainOfNodes(500, "n") } }).ok,
+  ).toBe(true);
   return store;
 }
 
@@ -84,7 +71,7 @@ describe("canvas elements handed to React Flow", () => {
   it("undo a 100-node paste in two React Flow updates, keeping every other element's object", () => {
     const store = bigStore();
     const before = measured(deriveElements(NONE, inputs(store.getState().content), describeEdge));
-    const clip = chain(100, "p");
+    const clip = chainOfNodes(100, "p");
     const pasted = store.getState().dispatch({ type: "paste", text: JSON.stringify({ ...clip, state: [] }) });
     const created = pasted.ok ? (pasted.created ?? []) : [];
     expect(created).toHaveLength(100);

@@ -231,3 +231,20 @@ export const COMMANDS: [string, Command, Check][] = [
     (c) => expect(c.document).toMatchObject({ name: "Quy trình xử lý đơn hàng 🚀", description: "Mô tả" }),
   ],
 ];
+
+/** A chain of `count` Code nodes (`${prefix}0` → `${prefix}1` → …), 100 to a row: large-workflow tests. */
+export function chainOfNodes(count: number, prefix: string): Pick<WorkflowDocument, "nodes" | "edges"> {
+  return {
+    nodes: Array.from({ length: count }, (_, i) => ({
+      id: `${prefix}${i}`,
+      type: "code",
+      position: { x: (i % 100) * 260, y: Math.floor(i / 100) * 160 },
+      data: { label: `Step ${i}` },
+    })),
+    edges: Array.from({ length: count - 1 }, (_, i) => ({
+      id: `${prefix}e${i}`,
+      source: `${prefix}${i}`,
+      target: `${prefix}${i + 1}`,
+    })),
+  };
+}
