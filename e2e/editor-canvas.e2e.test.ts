@@ -314,6 +314,12 @@ describe("the editor canvas in a browser", () => {
     expect(pastedEdges.map((e) => [e.source, e.target, e.label ?? null])).toEqual(
       inner.map((e) => [rename.get(e.source), rename.get(e.target), e.label ?? null]),
     );
+    // The pasted nodes are selected; undoing the paste leaves no selection of nodes that are gone.
+    await page.getByTestId("panel-tab-settings").click();
+    await expect.poll(() => page.getByTestId("settings-many").count()).toBe(1);
+    await page.keyboard.press("Control+z");
+    await expect.poll(async () => (await nodeIds(page)).length).toBe(original.nodes.length);
+    await expect.poll(() => page.getByTestId("settings-many").count()).toBe(0);
 
     // A second tab, another workflow: the same clipboard pastes there, with the state fields it uses.
     const second = await context.newPage();

@@ -114,6 +114,15 @@ function CanvasView() {
   const [{ nodes, edges }, setNodes] = useCanvasElements(inputs, describeEdge);
   useLayoutWarmUp(document.nodes.length, readOnly);
 
+  // An undo or a redo can remove selected nodes (an undone paste): the selection keeps only what
+  // the document still has, so the settings panel does not describe nodes that are gone.
+  useEffect(() => {
+    ui.getState().keepSelected({
+      nodeIds: new Set([...document.nodes.map((n) => n.id), ...notes.map((n) => n.id)]),
+      edgeIds: new Set(document.edges.map((e) => e.id)),
+    });
+  }, [ui, document, notes]);
+
   // The palette, the header and the outline reach the canvas through the bridge.
   useEffect(() => {
     registerCanvas(doc, {

@@ -15,4 +15,16 @@ describe("editor UI store", () => {
     store.getState().focusNode("b");
     expect(store.getState().focusRequest).toEqual({ nodeId: "b", serial: 2 });
   });
+
+  it("keeps only the selected nodes and edges that are still present, and changes nothing when all are", () => {
+    const store = createEditorUiStore();
+    store.getState().select({ nodeIds: ["a", "p1", "p2", "note"], edgeIds: ["e1", "pe1"] });
+    const present = { nodeIds: new Set(["a", "note", "b"]), edgeIds: new Set(["e1"]) };
+    store.getState().keepSelected(present);
+    expect(store.getState().selectedNodeIds).toEqual(["a", "note"]);
+    expect(store.getState().selectedEdgeIds).toEqual(["e1"]);
+    const kept = store.getState();
+    store.getState().keepSelected(present);
+    expect(store.getState()).toBe(kept);
+  });
 });

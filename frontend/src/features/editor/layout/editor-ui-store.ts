@@ -33,6 +33,8 @@ export interface EditorUiState {
   /** Marks of a version comparison, by node and edge id (empty when not comparing). */
   compareMarks: { nodes: Readonly<Record<string, CompareMark>>; edges: Readonly<Record<string, CompareMark>> };
   select(selection: { nodeIds?: readonly string[]; edgeIds?: readonly string[] }): void;
+  /** Drops from the selection what is not in `present` (nodes and notes, edges); no change when nothing is dropped. */
+  keepSelected(present: { nodeIds: ReadonlySet<string>; edgeIds: ReadonlySet<string> }): void;
   openPanel(panel: SidePanel): void;
   /** Selects the node, opens its settings and asks the canvas to show it. */
   focusNode(nodeId: string): void;
@@ -55,6 +57,13 @@ export function createEditorUiStore(): EditorUiStore {
     preview: null,
     compareMarks: NO_MARKS,
     select: ({ nodeIds = [], edgeIds = [] }) => set({ selectedNodeIds: nodeIds, selectedEdgeIds: edgeIds }),
+    keepSelected: ({ nodeIds, edgeIds }) => {
+      const { selectedNodeIds, selectedEdgeIds } = get();
+      const nodes = selectedNodeIds.filter((id) => nodeIds.has(id));
+      const edges = selectedEdgeIds.filter((id) => edgeIds.has(id));
+      if (nodes.length === selectedNodeIds.length && edges.length === selectedEdgeIds.length) return;
+      set({ selectedNodeIds: nodes, selectedEdgeIds: edges });
+    },
     openPanel: (sidePanel) => set({ sidePanel }),
     focusNode: (nodeId) =>
       set({
