@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { collectEveryThread } from "./thread-heaps.mjs";
 
 const USAGE = `node bench/throughput.mjs [options]
   --runs N               runs per round (default 600)
@@ -225,20 +226,42 @@ async function quiet(pid) {
   }
 }
 
-/** A full garbage collection in the studio, through its inspector (HeapProfiler.collectGarbage). */
+/** A full garbage collection in every thread of the studio, through its inspector. */
 async function collectGarbage(inspectorUrl) {
   const socket = new WebSocket(inspectorUrl);
+  const replies = new Map();
+  const listeners = new Map();
+  let nextId = 1;
   try {
     await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("the studio's inspector did not answer in 60 s")), 60_000);
       socket.onerror = () => reject(new Error("the studio's inspector refused the connection"));
-      socket.onopen = () => socket.send(JSON.stringify({ id: 1, method: "HeapProfiler.collectGarbage" }));
-      socket.onmessage = (message) => {
-        if (JSON.parse(message.data).id !== 1) return;
-        clearTimeout(timer);
-        resolve();
-      };
+      socket.onopen = resolve;
     });
+    socket.onmessage = (message) => {
+      const data = JSON.parse(message.data);
+      if (data.id !== undefined) {
+        const reply = replies.get(data.id);
+        replies.delete(data.id);
+        if (data.error) reply?.reject(new Error(data.error.message));
+        else reply?.resolve(data.result);
+      } else listeners.get(data.method)?.(data.params);
+    };
+    const cdp = {
+      send: (method, params = {}) =>
+        new Promise((resolve, reject) => {
+          const id = nextId++;
+          replies.set(id, { resolve, reject });
+          socket.send(JSON.stringify({ id, method, params }));
+        }),
+      on: (event, listener) => listeners.set(event, listener),
+    };
+    let timer;
+    await Promise.race([
+      collectEveryThread(cdp),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the studio's inspector did not answer in 60 s")), 60_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
   } finally {
     socket.close();
   }

@@ -36,7 +36,9 @@ function packageOf(url: string): string | null {
   return /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? null;
 }
 
-describe("modules loaded by the studio", () => {
+// With the run thread (the default), runs load the engine on that thread: the thread that answers
+// requests never loads it. Without, the one thread loads what the run needs, and only that.
+describe.each(["on", "off"])("modules loaded by the studio, STUDIO_RUN_THREAD=%s", (runThread) => {
   let studio: StudioProcess;
   let llm: FakeServer;
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-lazy-"));
@@ -66,6 +68,7 @@ describe("modules loaded by the studio", () => {
       STUDIO_DATA_DIR: dataDir,
       STUDIO_LOG_FORMAT: "json",
       STUDIO_EGRESS_ALLOW: "127.0.0.1",
+      STUDIO_RUN_THREAD: runThread,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${TRACE}`.trim(),
     });
   });
@@ -105,8 +108,12 @@ describe("modules loaded by the studio", () => {
     expect((await fetch(`${studio.url}/api/docs`)).status).toBe(200);
 
     const afterUse = await loaded();
-    for (const name of ["@langchain/langgraph", "@langchain/openai", "openai", "undici", "@fastify/swagger-ui"])
-      expect(afterUse).toContain(name);
+    expect(afterUse).toContain("@fastify/swagger-ui");
+    const engine = ["@langchain/langgraph", "@langchain/openai", "openai", "undici"];
+    if (runThread === "on") {
+      expect(afterUse).toContain("app:services/runs/run-thread.js");
+      expect(engine.filter((name) => afterUse.has(name))).toEqual([]);
+    } else for (const name of engine) expect(afterUse).toContain(name);
     for (const name of ["@langchain/anthropic", "@anthropic-ai/sdk", "nodemailer", "pg"])
       expect(afterUse).not.toContain(name);
   });

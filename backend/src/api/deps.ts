@@ -5,11 +5,9 @@ import { readFileSync } from "node:fs";
 import type { Config } from "../core/config.js";
 import { egressClientFor } from "../core/egress/egress-client.js";
 import type { Logger } from "../core/logging.js";
-import { SecretBox } from "../core/secret-box.js";
 import { resolveJwtSecret, TokenSigner } from "../core/security.js";
 import { ApiKeyRepository } from "../repositories/api-key.repository.js";
 import { CallbackOutboxRepository } from "../repositories/callback-outbox.repository.js";
-import { CredentialRepository } from "../repositories/credential.repository.js";
 import {
   type DatabaseHandle,
   migrateToLatest,
@@ -17,25 +15,25 @@ import {
   openDatabase,
   pingDatabase,
 } from "../repositories/database.js";
-import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
 import { ScheduleRepository } from "../repositories/schedule.repository.js";
 import { UserRepository } from "../repositories/user.repository.js";
-import { WorkflowRepository } from "../repositories/workflow.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
 import { AuthService } from "../services/auth.service.js";
 import { BackgroundMonitor } from "../services/background-monitor.js";
-import { CredentialService } from "../services/credential.service.js";
+import type { CredentialService } from "../services/credential.service.js";
 import { HealthService } from "../services/health.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
 import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
 import { RunService } from "../services/runs/run.service.js";
 import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
-import { RunExecutor } from "../services/runs/run-executor.js";
+import { wireRunExecutor, wireWorkflowAccess } from "../services/runs/run-execution.wiring.js";
+import { RunThread } from "../services/runs/run-thread.js";
+import type { RunWorker } from "../services/runs/run-worker.js";
 import { TriggerRateLimiter } from "../services/runs/trigger-rate.js";
 import { ScheduleService } from "../services/schedule.service.js";
-import { WorkflowService } from "../services/workflow.service.js";
+import type { WorkflowService } from "../services/workflow.service.js";
 
 export interface Container {
   config: Config;
@@ -48,6 +46,8 @@ export interface Container {
   runs: RunService;
   schedules: ScheduleService;
   bus: RunBus;
+  /** Where queued runs execute (the run thread, or this thread). */
+  runWorker: RunWorker;
   callbacks: CallbackDeliverer;
   background: BackgroundMonitor;
   health: HealthService;
@@ -94,20 +94,8 @@ export async function buildContainer(
   const tokens = new TokenSigner(resolveJwtSecret(config.jwtSecret, config.dataDir), config.jwtTtlSeconds);
   const users = new UserRepository(database.db);
   const apiKeyRepository = new ApiKeyRepository(database.db);
-  const workflowRepository = new WorkflowRepository(database.db);
-  const credentials = new CredentialService({
-    credentials: new CredentialRepository(database.db),
-    box: new SecretBox({
-      configured: config.encryptionKey,
-      previous: config.encryptionKeysPrevious,
-      dataDir: config.dataDir,
-    }),
-  });
-  const workflows = new WorkflowService({
-    workflows: workflowRepository,
-    engine: config.engine,
-    credentialTypes: (ownerId) => credentials.typeFor(ownerId),
-  });
+  const access = wireWorkflowAccess(config, database.db);
+  const { workflowRepository, workflows, credentials } = access;
   const runRepository = new RunRepository(database.db, {
     settled: () => database.settled(),
     writes: database.writes,
@@ -139,20 +127,21 @@ export async function buildContainer(
     perUser: config.userMaxRuns,
     onFailure: (runId, error) => background.failed("queue", "queued run failed", error, { runId }),
   });
-  const executor = new RunExecutor({
-    db: runWork.db,
-    writes: runWork.writes,
-    runs: runWorkRepository,
-    nodeResults: new NodeResultRepository(runWork.db, () => database.settled()),
-    engine: config.engine,
-    bus,
-    logger,
-    monitor: background,
-    leaseTtlMs: config.runLeaseTtlMs,
-    resolverFor: (ownerId) => workflows.resolverFor({ userId: ownerId, role: "member", via: "session" }),
-    credentialsFor: (ownerId) => credentials.resolverFor(ownerId),
-    onEnded: () => callbacks.kick(),
-  });
+  // Where queued runs execute: a thread of their own, or (the CLI's one run, tests that reach into
+  // the process) this thread.
+  const onEnded = () => callbacks.kick();
+  const executor: RunWorker = config.runThread
+    ? new RunThread({ config, bus, monitor: background, onEnded })
+    : wireRunExecutor({
+        config,
+        logger,
+        database,
+        runs: runWorkRepository,
+        access,
+        bus,
+        monitor: background,
+        onEnded,
+      });
   const runs = new RunService({
     runs: runRepository,
     workflows: workflowRepository,
@@ -197,6 +186,7 @@ export async function buildContainer(
     runs,
     schedules,
     bus,
+    runWorker: executor,
     callbacks,
     background,
     health: new HealthService({
@@ -215,8 +205,8 @@ export async function buildContainer(
         Promise.all([runs.stop(), queue.idle()]),
         new Promise((resolve) => setTimeout(resolve, 5000).unref()),
       ]);
-      // Sandbox children kept ready for Code nodes (loaded here only to stop them).
-      await (await import("../engine/sandbox/sandbox-pool.js")).stopSandboxPool();
+      // The run thread, its connection and the sandbox children kept ready for Code nodes.
+      await executor.close();
       await database.close();
     },
   };

@@ -131,7 +131,8 @@ export class RecordedDriver implements RunDriver {
   ): Promise<{ driver: RecordedDriver } | { notRecordedBecause: string }> {
     const file = join(config.dataDir, SQLITE_FILE);
     if (!config.databaseUrl && !existsSync(file)) return { notRecordedBecause: NOT_RECORDED.noDatabase(file) };
-    const container = await buildContainer(config, createLogger("silent"));
+    // Its one run executes right here (executeNow), not on a run thread.
+    const container = await buildContainer({ ...config, runThread: false }, createLogger("silent"));
     const owner = await container.auth.ownerActor();
     if (!owner) {
       await container.close();

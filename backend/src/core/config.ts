@@ -27,6 +27,11 @@ export interface Config {
   hookRateLimitPerMinute: number;
   uiDir: string;
   workerConcurrency: number;
+  /**
+   * Queued runs execute on a thread of their own (STUDIO_RUN_THREAD), so that answering requests
+   * never waits behind run work or its garbage collections; off: on the thread that answers.
+   */
+  runThread: boolean;
   /** How long a worker's hold on a run lasts without renewal; a run whose worker died is taken over after it. */
   runLeaseTtlMs: number;
   /** Runs of one user executing at once; the queue holds the rest. */
@@ -113,9 +118,9 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function flag(env: Env, name: string): boolean {
+function flag(env: Env, name: string, fallback = false): boolean {
   const raw = text(env, name);
-  if (raw === null) return false;
+  if (raw === null) return fallback;
   const lower = raw.toLowerCase();
   if (["1", "true", "yes", "on"].includes(lower)) return true;
   if (["0", "false", "no", "off"].includes(lower)) return false;
@@ -259,6 +264,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     hookRateLimitPerMinute: integer(env, "STUDIO_HOOK_RATE_LIMIT", 600, 1, 1_000_000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
     workerConcurrency: integer(env, "STUDIO_WORKER_CONCURRENCY", 4, 1, 256),
+    runThread: flag(env, "STUDIO_RUN_THREAD", true),
     runLeaseTtlMs: integer(env, "STUDIO_RUN_LEASE_TTL", 30, 1, 3600) * 1000,
     userMaxRuns: integer(env, "STUDIO_USER_MAX_RUNS", 2, 1, 256),
     userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),

@@ -68,6 +68,11 @@ export const POSTGRES_RUN_POOL_MAX = 10;
 export interface OpenOptions {
   /** How the embedded database's WAL file is flushed (fs.fdatasync; a failing one in tests). */
   syncFile?: SyncFile;
+  /**
+   * "runs": a handle for run execution alone (the run thread): on PostgreSQL one pool, the run
+   * pool's size, serves both `db` and `forRuns`. Default "all": requests and runs.
+   */
+  serves?: "all" | "runs";
 }
 
 /**
@@ -96,8 +101,8 @@ export function openDatabase(
       pool.on("connect", (client) => client.on("error", () => {}));
       return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     };
-    const db = openPool(POSTGRES_REQUEST_POOL_MAX);
     const runDb = openPool(POSTGRES_RUN_POOL_MAX);
+    const db = options.serves === "runs" ? runDb : openPool(POSTGRES_REQUEST_POOL_MAX);
     return {
       db,
       kind: "postgres",
@@ -107,7 +112,7 @@ export function openDatabase(
       forRuns: { db: runDb, writes: new WriteBatcher(runDb, { batching: false }) },
       durability: null,
       close: async () => {
-        await Promise.all([db.destroy(), runDb.destroy()]);
+        await Promise.all(db === runDb ? [db.destroy()] : [db.destroy(), runDb.destroy()]);
       },
     };
   }

@@ -68,7 +68,11 @@ export class ProtocolReader {
   #used = 0;
   #overflowed = false;
 
-  constructor(private readonly on: { line: (line: string) => void; overflow: () => void }) {}
+  readonly #on: { line: (line: string) => void; overflow: () => void };
+
+  constructor(on: { line: (line: string) => void; overflow: () => void }) {
+    this.#on = on;
+  }
 
   /** Counts from zero again against a new budget (a new call). */
   setBudget(maxBytes: number): void {
@@ -87,7 +91,7 @@ export class ProtocolReader {
     this.#used += chunk.length;
     if (this.#used > this.#budget) {
       this.#overflowed = true;
-      this.on.overflow();
+      this.#on.overflow();
       return;
     }
     let rest = chunk;
@@ -112,7 +116,7 @@ export class ProtocolReader {
       const line = Buffer.concat([...this.#pending, rest.subarray(0, newline)]).toString("utf8");
       this.#pending = [];
       rest = rest.subarray(newline + 1);
-      this.on.line(line);
+      this.#on.line(line);
     }
   }
 }

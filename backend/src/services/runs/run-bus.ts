@@ -14,6 +14,11 @@ export class RunBus {
     return this.#emitter.eventNames().reduce((sum, name) => sum + this.#emitter.listenerCount(name), 0);
   }
 
+  /** Whether anyone listens to this run now. */
+  has(runId: string): boolean {
+    return this.#emitter.listenerCount(runId) > 0;
+  }
+
   subscribe(runId: string, listener: (event: StudioEvent) => void): () => void {
     this.#emitter.on(runId, listener);
     return () => this.#emitter.off(runId, listener);

@@ -26,6 +26,7 @@ import type { WriteBatcher } from "../../repositories/write-batcher.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
 import { EventRecorder } from "./event-recorder.js";
 import type { RunBus } from "./run-bus.js";
+import type { RunWorker } from "./run-worker.js";
 import { watchStorage } from "./storage-watch.js";
 
 // Writing an ending the database refused is tried again after these waits (the last one repeats).
@@ -56,7 +57,8 @@ export interface ExecutorDeps {
   runs: RunRepository;
   nodeResults: NodeResultRepository;
   engine: EngineConfig;
-  bus: RunBus;
+  /** Where events go once on disk (the run bus; from the run thread, a message to the bus). */
+  bus: Pick<RunBus, "publish">;
   logger: Logger;
   monitor: BackgroundMonitor;
   /** How long a lease holds without renewal; the holder renews it every third of that. */
@@ -110,7 +112,7 @@ function metricsOf(events: StudioEvent[], outcome: RunOutcome, startedAt: number
   };
 }
 
-export class RunExecutor {
+export class RunExecutor implements RunWorker {
   readonly #deps: ExecutorDeps;
   readonly #workerId = `worker-${randomUUID()}`;
   readonly #running = new Map<string, AbortController>();
@@ -136,6 +138,11 @@ export class RunExecutor {
   /** Shutdown: endings still waiting for the database give up (the lease expires; another start takes the run over). */
   stop(): void {
     this.#stopping.abort();
+  }
+
+  /** Stops the sandbox children kept ready for Code nodes (loaded here only to stop them). */
+  async close(): Promise<void> {
+    await (await import("../../engine/sandbox/sandbox-pool.js")).stopSandboxPool();
   }
 
   async execute(runId: string): Promise<void> {

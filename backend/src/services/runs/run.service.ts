@@ -23,7 +23,7 @@ import { checkCallbackUrl } from "./callback-target.js";
 import type { EmbeddedQueue } from "./embedded-queue.js";
 import type { RunAdmission } from "./run-admission.js";
 import type { RunBus } from "./run-bus.js";
-import type { RunExecutor } from "./run-executor.js";
+import type { RunWorker } from "./run-worker.js";
 
 export type StudioEventView = StudioEvent;
 /** Who executes a run that can go on: the worker queue, or the caller (executeNow). */
@@ -78,7 +78,7 @@ export class RunService {
   readonly #workflowService: WorkflowService;
   readonly #queue: EmbeddedQueue;
   readonly #admission: RunAdmission;
-  readonly #executor: RunExecutor;
+  readonly #executor: RunWorker;
   readonly #engine: EngineConfig;
   readonly #bus: RunBus;
   readonly #egress: EgressClient;
@@ -95,7 +95,7 @@ export class RunService {
     workflowService: WorkflowService;
     queue: EmbeddedQueue;
     admission: RunAdmission;
-    executor: RunExecutor;
+    executor: RunWorker;
     engine: EngineConfig;
     bus: RunBus;
     egress: EgressClient;

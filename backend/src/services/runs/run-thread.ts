@@ -1,0 +1,176 @@
+// Executes queued runs on a thread of their own (STUDIO_RUN_THREAD, on by default): the engine, its
+// checkpoints and events, and the garbage collections of the heap that runs allocate, stay off the
+// thread that answers requests, so accepting a trigger or serving the editor never waits behind
+// run work. The thread has its own database connection (SQLite allows one writer at a time; each
+// connection waits for the other's short transactions without blocking its event loop) and sends
+// back, as messages, the events it has written, the end of each turn and its background failures.
+//
+// A thread that dies (it should not; a bug could make it) ends the turns it was executing without
+// an ending: their runs keep their leases until these expire, and the sweeper queues them again to
+// go on from their last checkpoint, exactly as after a crash of the whole process. The next run
+// starts a new thread.
+import { Worker } from "node:worker_threads";
+import type { Config } from "../../core/config.js";
+import type { BackgroundMonitor } from "../background-monitor.js";
+import type { RunBus } from "./run-bus.js";
+import { type FromRunThread, revivedError, type ToRunThread } from "./run-thread.messages.js";
+import type { RunWorker } from "./run-worker.js";
+
+// How long a closing thread may take to finish its turns' endings and release its connection.
+const CLOSE_TIMEOUT_MS = 10_000;
+
+// The thread's first module. From the TypeScript sources (tests), Node strips the types itself, but
+// the sources import each other by the .js names the build writes: those are mapped back to .ts.
+const BOOTSTRAP = `
+const { workerData } = require("node:worker_threads");
+if (workerData.entry.endsWith(".ts")) {
+  const { registerHooks } = require("node:module");
+  const { existsSync } = require("node:fs");
+  const { fileURLToPath } = require("node:url");
+  registerHooks({
+    resolve(specifier, context, next) {
+      if (context.parentURL?.endsWith(".ts") && specifier.startsWith(".") && specifier.endsWith(".js")) {
+        const source = new URL(specifier.slice(0, -3) + ".ts", context.parentURL);
+        if (existsSync(fileURLToPath(source))) return next(source.href, context);
+      }
+      return next(specifier, context);
+    },
+  });
+}
+import(workerData.entry);
+`;
+
+const ENTRY = new URL(
+  import.meta.url.endsWith(".ts") ? "./run-thread.worker.ts" : "./run-thread.worker.js",
+  import.meta.url,
+).href;
+
+interface Job {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+export class RunThread implements RunWorker {
+  readonly #config: Config;
+  readonly #bus: RunBus;
+  readonly #monitor: BackgroundMonitor;
+  readonly #onEnded: (runId: string) => void;
+  #worker: Worker | null = null;
+  /** Turns the thread is executing, by run id (the queue hands a run to one turn at a time). */
+  readonly #jobs = new Map<string, Job>();
+  #closed = false;
+
+  constructor(deps: {
+    config: Config;
+    bus: RunBus;
+    monitor: BackgroundMonitor;
+    /** Called when a run with a callback URL reaches a final status. */
+    onEnded(runId: string): void;
+  }) {
+    this.#config = deps.config;
+    this.#bus = deps.bus;
+    this.#monitor = deps.monitor;
+    this.#onEnded = deps.onEnded;
+  }
+
+  execute(runId: string): Promise<void> {
+    // Closed: the run stays queued in the database; the next start takes it.
+    if (this.#closed) return Promise.resolve();
+    const worker = this.#ensureWorker();
+    return new Promise<void>((resolve, reject) => {
+      this.#jobs.set(runId, { resolve, reject });
+      // Kept alive while it has turns to finish, never otherwise.
+      worker.ref();
+      this.#send(worker, { type: "execute", runId });
+    });
+  }
+
+  abort(runId: string): boolean {
+    const worker = this.#worker;
+    if (!worker || !this.#jobs.has(runId)) return false;
+    this.#send(worker, { type: "abort", runId });
+    return true;
+  }
+
+  executing(): number {
+    return this.#jobs.size;
+  }
+
+  /** The run thread's id while it is alive (tests, logs). */
+  threadId(): number | null {
+    return this.#worker?.threadId ?? null;
+  }
+
+  stop(): void {
+    if (this.#worker) this.#send(this.#worker, { type: "stop" });
+  }
+
+  /** Lets the thread release its connection and sandbox children, then ends it. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    this.#send(worker, { type: "close" });
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** Ends the thread at once, as a crash of the thread would (tests). */
+  async terminate(): Promise<void> {
+    await this.#worker?.terminate();
+  }
+
+  #send(worker: Worker, message: ToRunThread): void {
+    worker.postMessage(message);
+  }
+
+  #ensureWorker(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(BOOTSTRAP, {
+      eval: true,
+      name: "superstep runs",
+      workerData: { entry: ENTRY, config: this.#config },
+    });
+    worker.on("message", (message: FromRunThread) => this.#receive(worker, message));
+    worker.on("error", (error) => this.#monitor.failed("run", "the run thread failed", error));
+    worker.on("exit", (code) => {
+      if (this.#worker === worker) this.#worker = null;
+      const lost = [...this.#jobs.values()];
+      this.#jobs.clear();
+      const error = new Error(
+        `the run thread ended (exit code ${code}) during a turn; the run goes on from its last checkpoint once its lease expires`,
+      );
+      for (const job of lost) job.reject(error);
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #receive(worker: Worker, message: FromRunThread): void {
+    switch (message.type) {
+      case "events":
+        // Nobody follows these runs: a follower that subscribes later reads them from the database.
+        if (!message.runIds.some((runId) => this.#bus.has(runId))) return;
+        for (const event of JSON.parse(message.json) as Parameters<RunBus["publish"]>[0][]) this.#bus.publish(event);
+        return;
+      case "done": {
+        const job = this.#jobs.get(message.runId);
+        this.#jobs.delete(message.runId);
+        if (this.#jobs.size === 0) worker.unref();
+        if (message.error) job?.reject(revivedError(message.error));
+        else job?.resolve();
+        return;
+      }
+      case "ended":
+        this.#onEnded(message.runId);
+        return;
+      case "failed":
+        this.#monitor.failed(message.task, message.message, revivedError(message.error), message.fields);
+        return;
+      case "closed":
+        return;
+    }
+  }
+}
