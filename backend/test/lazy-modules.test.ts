@@ -38,7 +38,7 @@ function packageOf(url: string): string | null {
 
 // With the run thread (the default), runs load the engine on that thread: the thread that answers
 // requests never loads it. Without, the one thread loads what the run needs, and only that.
-describe.each(["on", "off"])("modules loaded by the studio, STUDIO_RUN_THREAD=%s", (runThread) => {
+describe.each(["1", "0"])("modules loaded by the studio, STUDIO_RUN_THREADS=%s", (runThreads) => {
   let studio: StudioProcess;
   let llm: FakeServer;
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-lazy-"));
@@ -68,7 +68,7 @@ describe.each(["on", "off"])("modules loaded by the studio, STUDIO_RUN_THREAD=%s
       STUDIO_DATA_DIR: dataDir,
       STUDIO_LOG_FORMAT: "json",
       STUDIO_EGRESS_ALLOW: "127.0.0.1",
-      STUDIO_RUN_THREAD: runThread,
+      STUDIO_RUN_THREADS: runThreads,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${TRACE}`.trim(),
     });
   });
@@ -110,7 +110,7 @@ describe.each(["on", "off"])("modules loaded by the studio, STUDIO_RUN_THREAD=%s
     const afterUse = await loaded();
     expect(afterUse).toContain("@fastify/swagger-ui");
     const engine = ["@langchain/langgraph", "@langchain/openai", "openai", "undici"];
-    if (runThread === "on") {
+    if (runThreads !== "0") {
       expect(afterUse).toContain("app:services/runs/run-thread.js");
       expect(engine.filter((name) => afterUse.has(name))).toEqual([]);
     } else for (const name of engine) expect(afterUse).toContain(name);

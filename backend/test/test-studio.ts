@@ -36,8 +36,8 @@ export async function startTestStudio(
     STUDIO_DATA_DIR: dataDir,
     STUDIO_LOG_LEVEL: "silent",
     // Tests reach into the executor (fake clocks, failing disks, log lines): runs execute on the
-    // test's thread unless a test asks for the run thread (run-thread.test.ts, the built studio).
-    STUDIO_RUN_THREAD: "off",
+    // test's thread unless a test asks for run threads (run-thread.test.ts, the built studio).
+    STUDIO_RUN_THREADS: "0",
     ...database.env,
     ...env,
   };

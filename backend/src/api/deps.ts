@@ -30,6 +30,7 @@ import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
 import { wireRunExecutor, wireWorkflowAccess } from "../services/runs/run-execution.wiring.js";
 import { RunThread } from "../services/runs/run-thread.js";
+import { RunThreadPool } from "../services/runs/run-thread-pool.js";
 import type { RunWorker } from "../services/runs/run-worker.js";
 import { TriggerRateLimiter } from "../services/runs/trigger-rate.js";
 import { ScheduleService } from "../services/schedule.service.js";
@@ -127,21 +128,24 @@ export async function buildContainer(
     perUser: config.userMaxRuns,
     onFailure: (runId, error) => background.failed("queue", "queued run failed", error, { runId }),
   });
-  // Where queued runs execute: a thread of their own, or (the CLI's one run, tests that reach into
+  // Where queued runs execute: threads of their own, or (the CLI's one run, tests that reach into
   // the process) this thread.
   const onEnded = () => callbacks.kick();
-  const executor: RunWorker = config.runThread
-    ? new RunThread({ config, bus, monitor: background, onEnded })
-    : wireRunExecutor({
-        config,
-        logger,
-        database,
-        runs: runWorkRepository,
-        access,
-        bus,
-        monitor: background,
-        onEnded,
-      });
+  const executor: RunWorker =
+    config.runThreads > 0
+      ? new RunThreadPool(
+          Array.from({ length: config.runThreads }, () => new RunThread({ config, bus, monitor: background, onEnded })),
+        )
+      : wireRunExecutor({
+          config,
+          logger,
+          database,
+          runs: runWorkRepository,
+          access,
+          bus,
+          monitor: background,
+          onEnded,
+        });
   const runs = new RunService({
     runs: runRepository,
     workflows: workflowRepository,

@@ -34,8 +34,8 @@ describe("a load of hook triggers over HTTP", () => {
 
   beforeAll(async () => {
     studio = await startTestStudio({
-      // As `superstep start` runs them: on the run thread.
-      STUDIO_RUN_THREAD: "on",
+      // As `superstep start` runs them: on run threads.
+      STUDIO_RUN_THREADS: "2",
       STUDIO_USER_RUN_RATE: "100000",
       STUDIO_USER_MAX_QUEUED: "1000000",
       STUDIO_HOOK_RATE_LIMIT: "1000000",

@@ -23,8 +23,8 @@ describe("hooks while runs execute", () => {
   beforeAll(async () => {
     gate = await startGate();
     studio = await startTestStudio({
-      // As `superstep start` runs them: on the run thread.
-      STUDIO_RUN_THREAD: "on",
+      // As `superstep start` runs them: on run threads.
+      STUDIO_RUN_THREADS: "2",
       STUDIO_EGRESS_ALLOW: "127.0.0.1",
       STUDIO_WORKER_CONCURRENCY: String(EXECUTING),
       STUDIO_USER_MAX_RUNS: String(EXECUTING),

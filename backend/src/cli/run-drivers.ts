@@ -132,7 +132,7 @@ export class RecordedDriver implements RunDriver {
     const file = join(config.dataDir, SQLITE_FILE);
     if (!config.databaseUrl && !existsSync(file)) return { notRecordedBecause: NOT_RECORDED.noDatabase(file) };
     // Its one run executes right here (executeNow), not on a run thread.
-    const container = await buildContainer({ ...config, runThread: false }, createLogger("silent"));
+    const container = await buildContainer({ ...config, runThreads: 0 }, createLogger("silent"));
     const owner = await container.auth.ownerActor();
     if (!owner) {
       await container.close();

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "./config.js";
+import { defaultRunThreads, loadConfig } from "./config.js";
 import { AppError } from "./errors.js";
 
 describe("configuration", () => {
@@ -23,7 +23,7 @@ describe("configuration", () => {
       authRateLimitPerMinute: 20,
       hookRateLimitPerMinute: 600,
       workerConcurrency: 4,
-      runThread: true,
+      runThreads: defaultRunThreads(),
       runLeaseTtlMs: 30_000,
       userMaxRuns: 2,
       userMaxQueued: 100,
@@ -55,7 +55,7 @@ describe("configuration", () => {
       STUDIO_HOOK_RATE_LIMIT: "30",
       STUDIO_UI_DIR: "/srv/ui",
       STUDIO_WORKER_CONCURRENCY: "8",
-      STUDIO_RUN_THREAD: "off",
+      STUDIO_RUN_THREADS: "0",
       STUDIO_RUN_LEASE_TTL: "5",
       STUDIO_USER_MAX_RUNS: "3",
       STUDIO_USER_MAX_QUEUED: "40",
@@ -86,7 +86,7 @@ describe("configuration", () => {
       hookRateLimitPerMinute: 30,
       uiDir: "/srv/ui",
       workerConcurrency: 8,
-      runThread: false,
+      runThreads: 0,
       runLeaseTtlMs: 5000,
       userMaxRuns: 3,
       userMaxQueued: 40,
@@ -195,6 +195,9 @@ describe("configuration", () => {
     ["STUDIO_HEAP_GROWTH_PERCENT", "-1"],
     ["STUDIO_HEAP_GROWTH_PERCENT", "401"],
     ["STUDIO_HEAP_GROWTH_PERCENT", "1.5"],
+    ["STUDIO_RUN_THREADS", "-1"],
+    ["STUDIO_RUN_THREADS", "65"],
+    ["STUDIO_RUN_THREADS", "two"],
     ["STUDIO_CODE_MODE", "docker"],
     ["STUDIO_CODE_WARM", "-1"],
     ["STUDIO_CODE_WARM", "17"],

@@ -1,6 +1,6 @@
 // Every environment variable the product reads is parsed here, once, into a typed object.
 // docs/en/configuration.md lists the same names with the same defaults; keep them in step.
-import { homedir } from "node:os";
+import { availableParallelism, homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type EgressRule, parseEgressAllow } from "./egress/egress-policy.js";
@@ -28,10 +28,10 @@ export interface Config {
   uiDir: string;
   workerConcurrency: number;
   /**
-   * Queued runs execute on a thread of their own (STUDIO_RUN_THREAD), so that answering requests
-   * never waits behind run work or its garbage collections; off: on the thread that answers.
+   * Threads that execute queued runs (STUDIO_RUN_THREADS), so that answering requests never waits
+   * behind run work or its garbage collections; 0: runs execute on the thread that answers.
    */
-  runThread: boolean;
+  runThreads: number;
   /** How long a worker's hold on a run lasts without renewal; a run whose worker died is taken over after it. */
   runLeaseTtlMs: number;
   /** Runs of one user executing at once; the queue holds the rest. */
@@ -92,6 +92,11 @@ export interface TestPauseAt {
 
 type Env = Record<string, string | undefined>;
 
+/** One run thread per core, up to four: run work may use every core, each thread costs memory. */
+export function defaultRunThreads(): number {
+  return Math.min(availableParallelism(), 4);
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 // frontend/dist seen from backend/{src,dist}/core/
 const DEFAULT_UI_DIR = fileURLToPath(new URL("../../../frontend/dist", import.meta.url));
@@ -118,9 +123,9 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function flag(env: Env, name: string, fallback = false): boolean {
+function flag(env: Env, name: string): boolean {
   const raw = text(env, name);
-  if (raw === null) return fallback;
+  if (raw === null) return false;
   const lower = raw.toLowerCase();
   if (["1", "true", "yes", "on"].includes(lower)) return true;
   if (["0", "false", "no", "off"].includes(lower)) return false;
@@ -264,7 +269,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     hookRateLimitPerMinute: integer(env, "STUDIO_HOOK_RATE_LIMIT", 600, 1, 1_000_000),
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
     workerConcurrency: integer(env, "STUDIO_WORKER_CONCURRENCY", 4, 1, 256),
-    runThread: flag(env, "STUDIO_RUN_THREAD", true),
+    runThreads: integer(env, "STUDIO_RUN_THREADS", defaultRunThreads(), 0, 64),
     runLeaseTtlMs: integer(env, "STUDIO_RUN_LEASE_TTL", 30, 1, 3600) * 1000,
     userMaxRuns: integer(env, "STUDIO_USER_MAX_RUNS", 2, 1, 256),
     userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),

@@ -1,7 +1,8 @@
-// Runs executed on the run thread (STUDIO_RUN_THREAD, the default of `superstep start`): the same
-// runs, events and endings as on the thread that answers requests, with the thread's own database
-// connection; a trigger answered while the thread is busy; cancel reaching a turn on the thread; and
-// a thread that dies mid-run, whose run goes on from its last checkpoint on a new thread.
+// Runs executed on run threads (STUDIO_RUN_THREADS, as `superstep start` runs them): the same runs,
+// events and endings as on the thread that answers requests, each thread with its own database
+// connection and its share of the turns; a trigger answered while the threads are busy; cancel
+// reaching a turn on a thread; and a thread that dies mid-run, whose run goes on from its last
+// checkpoint on another.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   approvalWorkflow,
@@ -15,6 +16,7 @@ import {
 import { setupOwner, startTestStudio, type TestStudio } from "../../../test/test-studio.js";
 import type { StudioEventView } from "./run.service.js";
 import { RunThread } from "./run-thread.js";
+import { RunThreadPool } from "./run-thread-pool.js";
 
 interface RunView {
   id: string;
@@ -24,17 +26,17 @@ interface RunView {
 
 const LEASE_TTL_SECONDS = 2;
 
-describe("the run thread", () => {
+describe("run threads", () => {
   let studio: TestStudio;
   let gate: Gate;
   let auth: { authorization: string };
   let key: { authorization: string };
-  let thread: RunThread;
+  let pool: RunThreadPool;
 
   beforeAll(async () => {
     gate = await startGate();
     studio = await startTestStudio({
-      STUDIO_RUN_THREAD: "on",
+      STUDIO_RUN_THREADS: "2",
       STUDIO_EGRESS_ALLOW: "127.0.0.1",
       STUDIO_WORKER_CONCURRENCY: "8",
       STUDIO_USER_MAX_RUNS: "8",
@@ -42,7 +44,7 @@ describe("the run thread", () => {
       STUDIO_HOOK_RATE_LIMIT: "10000",
       STUDIO_RUN_LEASE_TTL: String(LEASE_TTL_SECONDS),
     });
-    thread = studio.container.runWorker as RunThread;
+    pool = studio.container.runWorker as RunThreadPool;
     // Sweeps only when the test says so.
     await studio.container.runs.start(3_600_000);
     auth = (await setupOwner(studio)).auth;
@@ -90,10 +92,14 @@ describe("the run thread", () => {
     return owner;
   };
 
-  it("is what executes queued runs when STUDIO_RUN_THREAD is on", () => {
-    expect(thread).toBeInstanceOf(RunThread);
-    // Started by the first run, not before.
-    expect(thread.threadId()).toBeNull();
+  it("are what executes queued runs when STUDIO_RUN_THREADS is set", () => {
+    expect(pool).toBeInstanceOf(RunThreadPool);
+    expect(pool.threads).toHaveLength(2);
+    for (const thread of pool.threads) {
+      expect(thread).toBeInstanceOf(RunThread);
+      // Started by the first run, not before.
+      expect(thread.threadId()).toBeNull();
+    }
   });
 
   it("executes runs with a Code node, writes every event once and in order, and streams them live", async () => {
@@ -122,7 +128,8 @@ describe("the run thread", () => {
     await studio.container.runs.idle();
     stop();
 
-    expect(thread.threadId()).not.toBeNull();
+    // The turns were shared: both threads started.
+    expect(pool.threads.map((thread) => thread.threadId() !== null)).toEqual([true, true]);
     const expected = [
       "run_started",
       "node_started:double",
@@ -147,12 +154,14 @@ describe("the run thread", () => {
     expect(studio.container.runs.held()).toEqual({ executing: 0, queued: 0, listeners: 0 });
   });
 
-  it("answers a trigger while every run on the thread waits, and cancels a run executing there", async () => {
+  it("answers a trigger while every run on the threads waits, and cancels a run executing there", async () => {
     const held = await save(gatedWorkflow(gate.url, "held"));
     const executing = await Promise.all(Array.from({ length: 8 }, () => hook(held)));
     // Every slot is inside a run on the thread, each waiting for its HTTP call.
     await gate.arrived(8);
     expect(studio.container.runs.held().executing).toBe(8);
+    // Each turn went to the thread with fewer turns.
+    expect(pool.threads.map((thread) => thread.executing())).toEqual([4, 4]);
 
     const quick = await save({ name: "quick", state: [], nodes: [], edges: [edge("start", "end")] });
     const answer = await hook(quick);
@@ -190,7 +199,7 @@ describe("the run thread", () => {
     expect(view.state).toMatchObject({ answer: { approved: true } });
   });
 
-  it("goes on from the last checkpoint on a new thread when the thread dies mid-run", async () => {
+  it("go on from the last checkpoint when the thread executing a run dies mid-run", async () => {
     const failuresBefore = studio.container.background.view().failures;
     const gateRequestsBefore = gate.arrivals.length;
     const workflowId = await save({
@@ -204,14 +213,19 @@ describe("the run thread", () => {
     });
     const { run_id } = await hook(workflowId);
     await gate.arrived(gateRequestsBefore + 1);
-    const threadBefore = thread.threadId();
+    const [dying, other] = pool.threads[0]?.executing() === 1 ? pool.threads : [...pool.threads].reverse();
+    if (!dying || !other) throw new Error("two run threads expected");
+    expect(dying.executing()).toBe(1);
+    const otherThreadId = other.threadId();
 
-    await thread.terminate();
+    await dying.terminate();
     await studio.container.runs.idle();
     // The lost turn is reported, and the run is still the dead thread's until its lease expires.
     expect(studio.container.background.view().failures).toBeGreaterThan(failuresBefore);
     expect((await run(run_id)).status).toBe("running");
-    expect(thread.threadId()).toBeNull();
+    expect(dying.threadId()).toBeNull();
+    // The other thread was not touched.
+    expect(other.threadId()).toBe(otherThreadId);
 
     // Once the lease has expired, the sweeper queues the run again and a new thread takes it.
     await expect
@@ -220,7 +234,6 @@ describe("the run thread", () => {
         return gate.arrivals.length;
       })
       .toBe(gateRequestsBefore + 2);
-    expect(thread.threadId()).not.toBe(threadBefore);
     gate.releaseAll();
     await studio.container.runs.idle();
 
