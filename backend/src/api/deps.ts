@@ -47,7 +47,7 @@ export interface Container {
   runs: RunService;
   schedules: ScheduleService;
   bus: RunBus;
-  /** Where queued runs execute (the run thread, or this thread). */
+  /** Where queued runs execute (run threads, or this thread). */
   runWorker: RunWorker;
   callbacks: CallbackDeliverer;
   background: BackgroundMonitor;
@@ -209,7 +209,7 @@ export async function buildContainer(
         Promise.all([runs.stop(), queue.idle()]),
         new Promise((resolve) => setTimeout(resolve, 5000).unref()),
       ]);
-      // The run thread, its connection and the sandbox children kept ready for Code nodes.
+      // The run threads, their connections and the sandbox children kept ready for Code nodes.
       await executor.close();
       await database.close();
     },

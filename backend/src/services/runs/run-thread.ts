@@ -1,4 +1,4 @@
-// Executes queued runs on a thread of their own (STUDIO_RUN_THREAD, on by default): the engine, its
+// Executes queued runs on a thread of their own (one of STUDIO_RUN_THREADS): the engine, its
 // checkpoints and events, and the garbage collections of the heap that runs allocate, stay off the
 // thread that answers requests, so accepting a trigger or serving the editor never waits behind
 // run work. The thread has its own database connection (SQLite allows one writer at a time; each
