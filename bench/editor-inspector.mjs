@@ -17,18 +17,17 @@ import {
   cleanup,
   cleanups,
   ENTRY,
-  inputCount,
-  inputTime,
   largeWorkflow,
   line,
   ms,
+  nodesToSelect,
   OWNER,
   pageHelpers,
   percentile,
   startStudio,
+  timeSelections,
   typeIntoLabel,
   UI,
-  visibleNodes,
 } from "./editor-studio.mjs";
 
 const { values: options } = parseArgs({
@@ -79,13 +78,7 @@ async function main() {
   await page.evaluate(() => window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length > 0));
   const pane = page.locator(".react-flow__pane");
   await page.waitForTimeout(1500);
-  await pane.click({ position: { x: 5, y: 5 } });
-  let near = [];
-  for (let i = 0; i < 40 && near.length < 15; i++) {
-    await page.keyboard.press("+");
-    await page.waitForTimeout(100);
-    near = (await visibleNodes(page)).filter((n) => n.id?.startsWith("n") && n.w > 50);
-  }
+  const near = await nodesToSelect(page, pane);
   const selectTimes = [];
   const selectRenders = [];
   const cdpSel = PROFILE_SELECT ? await context.newCDPSession(page) : null;
@@ -94,24 +87,18 @@ async function main() {
     await cdpSel.send("Profiler.setSamplingInterval", { interval: 200 });
     await cdpSel.send("Profiler.start");
   }
-  for (const node of near.slice(0, 15)) {
-    await pane.click({ position: { x: 5, y: 5 } });
-    await page.waitForTimeout(50);
-    if (COUNT) await page.evaluate(() => window.__renders.reset());
-    const input = await inputCount(page, "pointerdown");
-    await page.mouse.click(node.x, node.y);
-    const t0 = await inputTime(page, input);
-    const t1 = await page.evaluate(
-      (id) =>
-        window.__bench.afterPaint(() => document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`)),
-      node.id,
-    );
-    selectTimes.push(t1 - t0);
-    if (COUNT) {
-      await page.waitForTimeout(300);
-      selectRenders.push(await page.evaluate(() => window.__renders.take()));
-    }
-  }
+  selectTimes.push(
+    ...(await timeSelections(page, pane, near, {
+      pauseMs: 50,
+      before: COUNT ? () => page.evaluate(() => window.__renders.reset()) : undefined,
+      after: COUNT
+        ? async () => {
+            await page.waitForTimeout(300);
+            selectRenders.push(await page.evaluate(() => window.__renders.take()));
+          }
+        : undefined,
+    })),
+  );
   if (cdpSel) {
     const { profile } = await cdpSel.send("Profiler.stop");
     (await import("node:fs")).writeFileSync(

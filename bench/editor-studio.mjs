@@ -224,3 +224,41 @@ export async function typeIntoLabel(page, label, chars) {
   }
   return times;
 }
+
+/** Clears the selection, then zooms in with "+" until `count` nodes are drawn wide enough (over 50 px) to click on their body. */
+export async function nodesToSelect(page, pane, count = 15) {
+  await pane.click({ position: { x: 5, y: 5 } });
+  let near = [];
+  for (let i = 0; i < 40 && near.length < count; i++) {
+    await page.keyboard.press("+");
+    await page.waitForTimeout(100);
+    near = (await visibleNodes(page)).filter((n) => n.id?.startsWith("n") && n.w > 50);
+  }
+  return near.slice(0, count);
+}
+
+/**
+ * Select → settings shown for each of `nodes`: a click on the canvas's background first (clicking a
+ * node of a multi-selection keeps the selection), then on the node; its pointerdown's time to the
+ * frame that shows its settings. `pauseMs` waits after the background click; `before` and `after`
+ * run around each timed click (the inspector's render counts).
+ */
+export async function timeSelections(page, pane, nodes, { pauseMs = 0, before, after } = {}) {
+  const times = [];
+  for (const node of nodes) {
+    await pane.click({ position: { x: 5, y: 5 } });
+    if (pauseMs > 0) await page.waitForTimeout(pauseMs);
+    if (before) await before();
+    const input = await inputCount(page, "pointerdown");
+    await page.mouse.click(node.x, node.y);
+    const t0 = await inputTime(page, input);
+    const t1 = await page.evaluate(
+      (id) =>
+        window.__bench.afterPaint(() => document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`)),
+      node.id,
+    );
+    times.push(t1 - t0);
+    if (after) await after();
+  }
+  return times;
+}

@@ -29,10 +29,12 @@ import {
   line,
   mb,
   ms,
+  nodesToSelect,
   OWNER,
   pageHelpers,
   percentile,
   startStudio,
+  timeSelections,
   typeIntoLabel,
   UI,
   visibleNodes,
@@ -272,29 +274,7 @@ async function main() {
     if (options.until === "drag") return;
 
     // Select → settings shown, zoomed in so that a click lands on the node's body.
-    await pane.click({ position: { x: 5, y: 5 } });
-    let near = [];
-    for (let i = 0; i < 40 && near.length < 15; i++) {
-      await page.keyboard.press("+");
-      await page.waitForTimeout(100);
-      near = (await visibleNodes(page)).filter((n) => n.id?.startsWith("n") && n.w > 50);
-    }
-    const selectTimes = [];
-    for (const node of near.slice(0, 15)) {
-      // Clicking a node of a multi-selection keeps the selection: start from none.
-      await pane.click({ position: { x: 5, y: 5 } });
-      const input = await inputCount(page, "pointerdown");
-      await page.mouse.click(node.x, node.y);
-      const t0 = await inputTime(page, input);
-      const t1 = await page.evaluate(
-        (id) =>
-          window.__bench.afterPaint(() =>
-            document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`),
-          ),
-        node.id,
-      );
-      selectTimes.push(t1 - t0);
-    }
+    const selectTimes = await timeSelections(page, pane, await nodesToSelect(page, pane));
     console.log(`  select times ${selectTimes.map((x) => x.toFixed(0)).join(" ")}`);
     const selectP95 = percentile(selectTimes, 95);
     line(
