@@ -151,7 +151,7 @@ async function main() {
 // the updates of React Flow's store (each runs the selectors of every mounted node, handle and edge)
 // with the fields each changed.
 function renderCounter() {
-  const counts = { commits: 0, components: 0, byName: {}, flowUpdates: [] };
+  const counts = { commits: 0, components: 0, byName: {}, flowUpdates: [], selectorCalls: 0 };
   let flowStore = null;
   // React Flow's store is the value of a context provider whose state has a nodeLookup.
   const findFlowStore = (fiber) => {
@@ -161,7 +161,15 @@ function renderCounter() {
         const state = value.getState();
         if (state && typeof state === "object" && "nodeLookup" in state) {
           flowStore = value;
-          value.subscribe((next, previous) => {
+          // Every subscriber's selector runs on each update: count the calls (components subscribe
+          // in effects after this commit, through the store's `subscribe`).
+          const subscribe = value.subscribe;
+          value.subscribe = (listener) =>
+            subscribe((next, previous) => {
+              counts.selectorCalls++;
+              listener(next, previous);
+            });
+          subscribe((next, previous) => {
             counts.flowUpdates.push(
               Object.keys(next)
                 .filter((key) => next[key] !== previous[key])
@@ -210,13 +218,20 @@ function renderCounter() {
       counts.components = 0;
       counts.byName = {};
       counts.flowUpdates = [];
+      counts.selectorCalls = 0;
     },
     take() {
       const top = Object.entries(counts.byName)
         .sort((a, b) => b[1] - a[1])
         .slice(0, 25);
       // The fields each React Flow store update changed ("-": none).
-      return { commits: counts.commits, components: counts.components, flowUpdates: counts.flowUpdates, top };
+      return {
+        commits: counts.commits,
+        components: counts.components,
+        flowUpdates: counts.flowUpdates,
+        selectorCalls: counts.selectorCalls,
+        top,
+      };
     },
   };
 }
