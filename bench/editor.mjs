@@ -165,10 +165,14 @@ async function traced(cdp, name, step) {
 // With --count (editor-studio.mjs's renderCounter): what one action made React and React Flow do.
 const resetCounts = (page) => page.evaluate(() => window.__renders.reset());
 const takeCounts = (page) => page.evaluate(() => window.__renders.take());
-function printCounts(what, { commits, components, flowUpdates, selectorCalls }) {
+function printCounts(what, { commits, components, flowUpdates, selectorCalls, top }) {
   console.log(
     `    counts for ${what}: ${commits} React commits, ${components} component renders, ` +
-      `${flowUpdates.length} React Flow store updates [${flowUpdates.join(" | ")}], ${selectorCalls} store selector calls`,
+      `${flowUpdates.length} React Flow store updates [${flowUpdates.join(" | ")}], ${selectorCalls} store selector calls; ` +
+      `most rendered: ${top
+        .slice(0, 6)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(", ")}`,
   );
 }
 
@@ -363,6 +367,7 @@ async function main() {
     const afterPaste = await rendered();
     await page.waitForTimeout(300);
     const pasteCounts = counting ? await takeCounts(page) : undefined;
+    if (counting) await resetCounts(page);
     input = await inputCount(page, "keydown");
     await profiled(cdp, r === 0 ? "undo" : `undo-${r + 1}`, async () => {
       await page.keyboard.press("Control+z");
