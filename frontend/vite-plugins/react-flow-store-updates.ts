@@ -10,7 +10,7 @@
 //    update that changed nothing, before the selection's own. It is now set only when it is true.
 // Each edit must be found exactly once where expected, or the build fails, so an upgrade of React
 // Flow that changes this code is noticed. See docs/decisions/0018-editor-fewer-react-flow-subscribers.md.
-import type { Plugin } from "vite";
+import { patchReactFlow } from "./react-flow-module";
 
 export interface SourceEdit {
   /** What the edit is for, named in the error when it no longer applies. */
@@ -93,15 +93,4 @@ export function applyEdit(code: string, edit: SourceEdit): string {
 
 export const patchStoreUpdates = (code: string) => REACT_FLOW_STORE_EDITS.reduce(applyEdit, code);
 
-const REACT_FLOW_ENTRY = /[\\/]@xyflow[\\/]react[\\/]dist[\\/]esm[\\/]index\.(m?js)$/;
-
-export function reactFlowStoreUpdates(): Plugin {
-  return {
-    name: "superstep:react-flow-store-updates",
-    enforce: "pre",
-    transform(code, id) {
-      if (!REACT_FLOW_ENTRY.test(id.split("?")[0] ?? id)) return null;
-      return { code: patchStoreUpdates(code), map: null };
-    },
-  };
-}
+export const reactFlowStoreUpdates = () => patchReactFlow("superstep:react-flow-store-updates", patchStoreUpdates);
