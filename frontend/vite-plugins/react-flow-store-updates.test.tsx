@@ -95,6 +95,12 @@ describe("React Flow's store updates, changed at build time", () => {
         return text.slice(0, at) + edit.find + text.slice(at + edit.replace.length);
       }, patched);
       expect(restored).toBe(code);
+      // The multi-selection key's flag is written without an update.
+      const keys = patched.slice(patched.indexOf("function useGlobalKeyHandler("));
+      expect(keys.slice(0, keys.indexOf("\n}\n"))).toContain(
+        "store.getState().multiSelectionActive = multiSelectionKeyPressed;",
+      );
+      expect(keys.slice(0, keys.indexOf("\n}\n"))).not.toContain("setState({ multiSelectionActive");
       // The node click's update is conditional; other `nodesSelectionActive: false` updates stay.
       const click = patched.slice(patched.indexOf("function handleNodeClick("));
       expect(click.slice(0, click.indexOf("\n}\n"))).toContain("if (store.getState().nodesSelectionActive)");
@@ -107,6 +113,10 @@ describe("React Flow's store updates, changed at build time", () => {
       expect(() =>
         patchStoreUpdates(code.split(edit.find).join(edit.find.replace(/[a-z]/, (c) => c.toUpperCase()))),
       ).toThrow(edit.name);
+    // A new reader of the multi-selection flag (a subscriber would miss its changes now).
+    expect(() => patchStoreUpdates(`${code}\nconst s = (state) => state.multiSelectionActive;`)).toThrow(
+      "the multi-selection key is noted without a store update",
+    );
     expect(() => applyEdit("export const unrelated = 1;", REACT_FLOW_STORE_EDITS[0] as never)).toThrow(
       /@xyflow\/react changed/,
     );

@@ -8,11 +8,19 @@
 //    over together when both props changed.
 // 2. A click on a node first set `nodesSelectionActive: false` even when it was already false: an
 //    update that changed nothing, before the selection's own. It is now set only when it is true.
+// 3. The multi-selection key (Control, Shift, Meta) set `multiSelectionActive` by a store update when
+//    pressed and again when released: two full passes around every Ctrl+Z, Ctrl+V or Ctrl+click,
+//    the release's often between an undo and its paint. React Flow reads that flag only through
+//    `getState()` in its click and drag handlers, never in a subscriber's selector, so it is now
+//    written into the current state without an update. The build checks that the flag still appears
+//    only where it did (a new reader in a later React Flow fails the build).
 // Each edit must be found exactly once where expected, or the build fails, so an upgrade of React
 // Flow that changes this code is noticed. See docs/decisions/0018-editor-fewer-react-flow-subscribers.md.
 import { patchReactFlow } from "./react-flow-module";
 
 export interface SourceEdit {
+  /** A text the module must hold exactly this many times for the edit to stay right (its readers). */
+  occurrences?: { text: string; count: number };
   /** What the edit is for, named in the error when it no longer applies. */
   name: string;
   /** A unique line near the edit (the function it belongs to). */
@@ -72,6 +80,17 @@ export const REACT_FLOW_STORE_EDITS: readonly SourceEdit[] = [
     within: 2500,
   },
   {
+    name: "the multi-selection key is noted without a store update",
+    anchor: "function useGlobalKeyHandler({ deleteKeyCode, multiSelectionKeyCode, }) {",
+    find: "        store.setState({ multiSelectionActive: multiSelectionKeyPressed });",
+    replace:
+      "        // Read only through getState() by React Flow's handlers: no subscriber to notify.\n        store.getState().multiSelectionActive = multiSelectionKeyPressed;",
+    within: 900,
+    // The key handler's write, the initial state, and reads through getState() in the node and
+    // edge click handlers and the store's selection actions (each destructures, then tests it).
+    occurrences: { text: "multiSelectionActive", count: 10 },
+  },
+  {
     name: "a node click updates the store only when a selection box was active",
     anchor: "function handleNodeClick({ id, store, unselect = false, nodeRef, }) {",
     find: "    store.setState({ nodesSelectionActive: false });",
@@ -84,7 +103,14 @@ export const REACT_FLOW_STORE_EDITS: readonly SourceEdit[] = [
 export function applyEdit(code: string, edit: SourceEdit): string {
   const anchor = code.indexOf(edit.anchor);
   const at = anchor < 0 ? -1 : code.indexOf(edit.find, anchor);
-  if (anchor < 0 || code.indexOf(edit.anchor, anchor + 1) >= 0 || at < 0 || at - anchor > edit.within)
+  const occurrences = edit.occurrences ? code.split(edit.occurrences.text).length - 1 : 0;
+  if (
+    anchor < 0 ||
+    code.indexOf(edit.anchor, anchor + 1) >= 0 ||
+    at < 0 ||
+    at - anchor > edit.within ||
+    (edit.occurrences && occurrences !== edit.occurrences.count)
+  )
     throw new Error(
       `@xyflow/react changed where "${edit.name}" applies: check React Flow's store updates and update vite-plugins/react-flow-store-updates.ts`,
     );
