@@ -1,7 +1,7 @@
-// Two changes to React Flow's store updates, applied as the bundle is built (like
+// Three changes to React Flow's store updates, applied as the bundle is built (like
 // react-flow-removed-nodes.ts). Every update of React Flow's store runs the selector of every
 // subscriber (each mounted node wrapper, handle and edge: ~2,300 on a 500-node canvas), so an
-// update that changes nothing, or two updates where one would do, cost a full pass each:
+// update that changes nothing, or two updates where one would do (or any), cost a full pass each:
 // 1. A document change that changes nodes and edges (an undo, a paste, a removal) reached the store
 //    as two updates: `<ReactFlow>`'s StoreUpdater calls `setNodes`, then `setEdges`. The store's
 //    `setNodes` now takes the edges too and sets both in one update, and StoreUpdater hands them
