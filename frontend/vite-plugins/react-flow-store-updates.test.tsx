@@ -101,9 +101,14 @@ describe("React Flow's store updates, changed at build time", () => {
         "store.getState().multiSelectionActive = multiSelectionKeyPressed;",
       );
       expect(keys.slice(0, keys.indexOf("\n}\n"))).not.toContain("setState({ multiSelectionActive");
-      // The node click's update is conditional; other `nodesSelectionActive: false` updates stay.
+      // The node click's and the background click's updates are conditional; others stay.
       const click = patched.slice(patched.indexOf("function handleNodeClick("));
       expect(click.slice(0, click.indexOf("\n}\n"))).toContain("if (store.getState().nodesSelectionActive)");
+      const pane = patched.slice(patched.indexOf("        onPaneClick?.(event);"));
+      expect(pane.slice(0, pane.indexOf("    };"))).toContain("if (store.getState().nodesSelectionActive)");
+      expect(patched.split("store.setState({ nodesSelectionActive: false });").length).toBe(
+        code.split("store.setState({ nodesSelectionActive: false });").length,
+      );
     }
   });
 

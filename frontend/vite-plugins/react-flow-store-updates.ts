@@ -1,4 +1,4 @@
-// Three changes to React Flow's store updates, applied as the bundle is built (like
+// Three kinds of change to React Flow's store updates, applied as the bundle is built (like
 // react-flow-removed-nodes.ts). Every update of React Flow's store runs the selector of every
 // subscriber (each mounted node wrapper, handle and edge: ~2,300 on a 500-node canvas), so an
 // update that changes nothing, or two updates where one would do (or any), cost a full pass each:
@@ -7,7 +7,8 @@
 //    `setNodes` now takes the edges too and sets both in one update, and StoreUpdater hands them
 //    over together when both props changed.
 // 2. A click on a node first set `nodesSelectionActive: false` even when it was already false: an
-//    update that changed nothing, before the selection's own. It is now set only when it is true.
+//    update that changed nothing, before the selection's own; a click on the background set it
+//    after clearing the selection. Both now set it only when it is true.
 // 3. The multi-selection key (Control, Shift, Meta) set `multiSelectionActive` by a store update when
 //    pressed and again when released: two full passes around every Ctrl+Z, Ctrl+V or Ctrl+click,
 //    the release's often between an undo and its paint. React Flow reads that flag only through
@@ -96,6 +97,14 @@ export const REACT_FLOW_STORE_EDITS: readonly SourceEdit[] = [
     find: "    store.setState({ nodesSelectionActive: false });",
     replace: "    if (store.getState().nodesSelectionActive)\n        store.setState({ nodesSelectionActive: false });",
     within: 500,
+  },
+  {
+    name: "a background click updates the store only when a selection box was active",
+    anchor: "        onPaneClick?.(event);\n        resetSelectedElements();",
+    find: "        store.setState({ nodesSelectionActive: false });",
+    replace:
+      "        if (store.getState().nodesSelectionActive)\n            store.setState({ nodesSelectionActive: false });",
+    within: 100,
   },
 ];
 
