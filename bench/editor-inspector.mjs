@@ -17,18 +17,18 @@ import {
   cleanup,
   cleanups,
   ENTRY,
-  inputCount,
-  inputTime,
   largeWorkflow,
   line,
   ms,
+  nodesToSelect,
   OWNER,
   pageHelpers,
   percentile,
+  renderCounter,
   startStudio,
+  timeSelections,
   typeIntoLabel,
   UI,
-  visibleNodes,
 } from "./editor-studio.mjs";
 
 const { values: options } = parseArgs({
@@ -79,13 +79,7 @@ async function main() {
   await page.evaluate(() => window.__bench.afterPaint(() => document.querySelectorAll(".react-flow__node").length > 0));
   const pane = page.locator(".react-flow__pane");
   await page.waitForTimeout(1500);
-  await pane.click({ position: { x: 5, y: 5 } });
-  let near = [];
-  for (let i = 0; i < 40 && near.length < 15; i++) {
-    await page.keyboard.press("+");
-    await page.waitForTimeout(100);
-    near = (await visibleNodes(page)).filter((n) => n.id?.startsWith("n") && n.w > 50);
-  }
+  const near = await nodesToSelect(page, pane);
   const selectTimes = [];
   const selectRenders = [];
   const cdpSel = PROFILE_SELECT ? await context.newCDPSession(page) : null;
@@ -94,24 +88,18 @@ async function main() {
     await cdpSel.send("Profiler.setSamplingInterval", { interval: 200 });
     await cdpSel.send("Profiler.start");
   }
-  for (const node of near.slice(0, 15)) {
-    await pane.click({ position: { x: 5, y: 5 } });
-    await page.waitForTimeout(50);
-    if (COUNT) await page.evaluate(() => window.__renders.reset());
-    const input = await inputCount(page, "pointerdown");
-    await page.mouse.click(node.x, node.y);
-    const t0 = await inputTime(page, input);
-    const t1 = await page.evaluate(
-      (id) =>
-        window.__bench.afterPaint(() => document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`)),
-      node.id,
-    );
-    selectTimes.push(t1 - t0);
-    if (COUNT) {
-      await page.waitForTimeout(300);
-      selectRenders.push(await page.evaluate(() => window.__renders.take()));
-    }
-  }
+  selectTimes.push(
+    ...(await timeSelections(page, pane, near, {
+      pauseMs: 50,
+      before: COUNT ? () => page.evaluate(() => window.__renders.reset()) : undefined,
+      after: COUNT
+        ? async () => {
+            await page.waitForTimeout(300);
+            selectRenders.push(await page.evaluate(() => window.__renders.take()));
+          }
+        : undefined,
+    })),
+  );
   if (cdpSel) {
     const { profile } = await cdpSel.send("Profiler.stop");
     (await import("node:fs")).writeFileSync(
@@ -160,79 +148,6 @@ async function main() {
   }
 }
 
-// Counts the React components that rendered (fibers with PerformedWork) per commit, by name, and
-// the updates of React Flow's store (each runs the selectors of every mounted node, handle and edge)
-// with the fields each changed.
-function renderCounter() {
-  const counts = { commits: 0, components: 0, byName: {}, flowUpdates: [] };
-  let flowStore = null;
-  // React Flow's store is the value of a context provider whose state has a nodeLookup.
-  const findFlowStore = (fiber) => {
-    while (fiber && !flowStore) {
-      const value = fiber.memoizedProps?.value;
-      if (value && typeof value.getState === "function" && typeof value.subscribe === "function") {
-        const state = value.getState();
-        if (state && typeof state === "object" && "nodeLookup" in state) {
-          flowStore = value;
-          value.subscribe((next, previous) => {
-            counts.flowUpdates.push(
-              Object.keys(next)
-                .filter((key) => next[key] !== previous[key])
-                .join(",") || "-",
-            );
-          });
-        }
-      }
-      if (fiber.child) findFlowStore(fiber.child);
-      fiber = fiber.sibling;
-    }
-  };
-  // As React DevTools tells: a fiber rendered when it is new or has PerformedWork; a subtree whose
-  // children are the very fibers of the previous commit was not visited.
-  const walk = (fiber) => {
-    while (fiber) {
-      const fresh = fiber.alternate === null;
-      if ([0, 1, 11, 14, 15].includes(fiber.tag) && (fresh || (fiber.flags & 1) === 1)) {
-        counts.components++;
-        const t = fiber.type?.type ?? fiber.type?.render ?? fiber.type;
-        const name = t?.displayName ?? t?.name ?? "?";
-        counts.byName[name] = (counts.byName[name] ?? 0) + 1;
-      }
-      if (fiber.child && (fresh || fiber.child !== fiber.alternate.child)) walk(fiber.child);
-      fiber = fiber.sibling;
-    }
-  };
-  window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
-    supportsFiber: true,
-    renderers: new Map(),
-    inject() {
-      return 1;
-    },
-    onCommitFiberRoot(_id, root) {
-      counts.commits++;
-      walk(root.current.child);
-      if (!flowStore) findFlowStore(root.current.child);
-    },
-    onCommitFiberUnmount() {},
-    onPostCommitFiberRoot() {},
-    checkDCE() {},
-  };
-  window.__renders = {
-    reset() {
-      counts.commits = 0;
-      counts.components = 0;
-      counts.byName = {};
-      counts.flowUpdates = [];
-    },
-    take() {
-      const top = Object.entries(counts.byName)
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 25);
-      // The fields each React Flow store update changed ("-": none).
-      return { commits: counts.commits, components: counts.components, flowUpdates: counts.flowUpdates, top };
-    },
-  };
-}
 const COUNT = process.argv.includes("--count");
 const PROFILE = process.argv.includes("--profile");
 const PROFILE_SELECT = process.argv.includes("--profile-select");

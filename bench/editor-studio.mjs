@@ -1,5 +1,6 @@
 // What the editor benchmarks share (editor.mjs, editor-inspector.mjs): the studio they start, the
-// large workflow they open, the API calls, the figures' formatting, and the cleanups run at the end.
+// large workflow they open, the API calls, the figures' formatting, the select → settings loop, the
+// render and store-update counter (--count), and the cleanups run at the end.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -223,4 +224,131 @@ export async function typeIntoLabel(page, label, chars) {
     times.push(t1 - t0);
   }
   return times;
+}
+
+/** Clears the selection, then zooms in with "+" until `count` nodes are drawn wide enough (over 50 px) to click on their body. */
+export async function nodesToSelect(page, pane, count = 15) {
+  await pane.click({ position: { x: 5, y: 5 } });
+  let near = [];
+  for (let i = 0; i < 40 && near.length < count; i++) {
+    await page.keyboard.press("+");
+    await page.waitForTimeout(100);
+    near = (await visibleNodes(page)).filter((n) => n.id?.startsWith("n") && n.w > 50);
+  }
+  return near.slice(0, count);
+}
+
+/**
+ * Select → settings shown for each of `nodes`: a click on the canvas's background first (clicking a
+ * node of a multi-selection keeps the selection), then on the node; its pointerdown's time to the
+ * frame that shows its settings. `pauseMs` waits after the background click; `before` and `after`
+ * run around each timed click (the inspector's render counts).
+ */
+export async function timeSelections(page, pane, nodes, { pauseMs = 0, before, after } = {}) {
+  const times = [];
+  for (const node of nodes) {
+    await pane.click({ position: { x: 5, y: 5 } });
+    if (pauseMs > 0) await page.waitForTimeout(pauseMs);
+    if (before) await before();
+    const input = await inputCount(page, "pointerdown");
+    await page.mouse.click(node.x, node.y);
+    const t0 = await inputTime(page, input);
+    const t1 = await page.evaluate(
+      (id) =>
+        window.__bench.afterPaint(() => document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`)),
+      node.id,
+    );
+    times.push(t1 - t0);
+    if (after) await after();
+  }
+  return times;
+}
+
+// Counts the React components that rendered (fibers with PerformedWork) per commit, by name, and
+// the updates of React Flow's store (each runs the selectors of every mounted node, handle and edge)
+// with the fields each changed.
+export function renderCounter() {
+  const counts = { commits: 0, components: 0, byName: {}, flowUpdates: [], selectorCalls: 0 };
+  let flowStore = null;
+  // React Flow's store is the value of a context provider whose state has a nodeLookup.
+  const findFlowStore = (fiber) => {
+    while (fiber && !flowStore) {
+      const value = fiber.memoizedProps?.value;
+      if (value && typeof value.getState === "function" && typeof value.subscribe === "function") {
+        const state = value.getState();
+        if (state && typeof state === "object" && "nodeLookup" in state) {
+          flowStore = value;
+          // Every subscriber's selector runs on each update: count the calls (components subscribe
+          // in effects after this commit, through the store's `subscribe`).
+          const subscribe = value.subscribe;
+          value.subscribe = (listener) =>
+            subscribe((next, previous) => {
+              counts.selectorCalls++;
+              listener(next, previous);
+            });
+          subscribe((next, previous) => {
+            counts.flowUpdates.push(
+              Object.keys(next)
+                .filter((key) => next[key] !== previous[key])
+                .join(",") || "-",
+            );
+          });
+        }
+      }
+      if (fiber.child) findFlowStore(fiber.child);
+      fiber = fiber.sibling;
+    }
+  };
+  // As React DevTools tells: a fiber rendered when it is new or has PerformedWork; a subtree whose
+  // children are the very fibers of the previous commit was not visited.
+  const walk = (fiber) => {
+    while (fiber) {
+      const fresh = fiber.alternate === null;
+      if ([0, 1, 11, 14, 15].includes(fiber.tag) && (fresh || (fiber.flags & 1) === 1)) {
+        counts.components++;
+        const t = fiber.type?.type ?? fiber.type?.render ?? fiber.type;
+        const name = t?.displayName ?? t?.name ?? "?";
+        counts.byName[name] = (counts.byName[name] ?? 0) + 1;
+      }
+      if (fiber.child && (fresh || fiber.child !== fiber.alternate.child)) walk(fiber.child);
+      fiber = fiber.sibling;
+    }
+  };
+  window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+    supportsFiber: true,
+    renderers: new Map(),
+    inject() {
+      return 1;
+    },
+    onCommitFiberRoot(_id, root) {
+      counts.commits++;
+      walk(root.current.child);
+      if (!flowStore) findFlowStore(root.current.child);
+    },
+    onCommitFiberUnmount() {},
+    onPostCommitFiberRoot() {},
+    checkDCE() {},
+  };
+  window.__renders = {
+    reset() {
+      counts.commits = 0;
+      counts.components = 0;
+      counts.byName = {};
+      counts.flowUpdates = [];
+      counts.selectorCalls = 0;
+    },
+    take() {
+      const top = Object.entries(counts.byName)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 25);
+      // The fields each React Flow store update changed ("-": none).
+      return {
+        commits: counts.commits,
+        components: counts.components,
+        flowUpdates: counts.flowUpdates,
+        selectorCalls: counts.selectorCalls,
+        top,
+      };
+    },
+  };
 }

@@ -13,6 +13,8 @@
 //   [--trace DIR]: also records a Chrome trace of each measured step into DIR (open it in
 //   DevTools' Performance panel) and prints where the main thread's time went in it: script,
 //   style, layout, paint and garbage collection, and the longest tasks from the step's input on.
+//   [--count]: also prints the React commits, component renders, React Flow store updates (with the
+//   fields each changed) and store selector calls of the last selection, the paste and its undo.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,10 +31,13 @@ import {
   line,
   mb,
   ms,
+  nodesToSelect,
   OWNER,
   pageHelpers,
   percentile,
+  renderCounter,
   startStudio,
+  timeSelections,
   typeIntoLabel,
   UI,
   visibleNodes,
@@ -48,6 +53,7 @@ const { values: options } = parseArgs({
     trace: { type: "string" },
     until: { type: "string" },
     from: { type: "string" },
+    count: { type: "boolean", default: false },
   },
 });
 const NODES = Number(options.nodes);
@@ -156,6 +162,20 @@ async function traced(cdp, name, step) {
   }
 }
 
+// With --count (editor-studio.mjs's renderCounter): what one action made React and React Flow do.
+const resetCounts = (page) => page.evaluate(() => window.__renders.reset());
+const takeCounts = (page) => page.evaluate(() => window.__renders.take());
+function printCounts(what, { commits, components, flowUpdates, selectorCalls, top }) {
+  console.log(
+    `    counts for ${what}: ${commits} React commits, ${components} component renders, ` +
+      `${flowUpdates.length} React Flow store updates [${flowUpdates.join(" | ")}], ${selectorCalls} store selector calls; ` +
+      `most rendered: ${top
+        .slice(0, 6)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(", ")}`,
+  );
+}
+
 async function heapUsed(cdp) {
   await cdp.send("HeapProfiler.collectGarbage");
   await cdp.send("HeapProfiler.collectGarbage");
@@ -195,6 +215,7 @@ async function main() {
     permissions: ["clipboard-read", "clipboard-write"],
   });
   await context.addInitScript(pageHelpers);
+  if (options.count) await context.addInitScript(renderCounter);
   const page = await context.newPage();
   // A step that fails leaves a picture of the page as it was.
   cleanups.push(async () => {
@@ -272,29 +293,20 @@ async function main() {
     if (options.until === "drag") return;
 
     // Select → settings shown, zoomed in so that a click lands on the node's body.
-    await pane.click({ position: { x: 5, y: 5 } });
-    let near = [];
-    for (let i = 0; i < 40 && near.length < 15; i++) {
-      await page.keyboard.press("+");
-      await page.waitForTimeout(100);
-      near = (await visibleNodes(page)).filter((n) => n.id?.startsWith("n") && n.w > 50);
-    }
-    const selectTimes = [];
-    for (const node of near.slice(0, 15)) {
-      // Clicking a node of a multi-selection keeps the selection: start from none.
-      await pane.click({ position: { x: 5, y: 5 } });
-      const input = await inputCount(page, "pointerdown");
-      await page.mouse.click(node.x, node.y);
-      const t0 = await inputTime(page, input);
-      const t1 = await page.evaluate(
-        (id) =>
-          window.__bench.afterPaint(() =>
-            document.querySelector(`[data-testid="node-settings"][data-node-id="${id}"]`),
-          ),
-        node.id,
-      );
-      selectTimes.push(t1 - t0);
-    }
+    let selectCounts;
+    const selectTimes = await timeSelections(
+      page,
+      pane,
+      await nodesToSelect(page, pane),
+      options.count
+        ? {
+            before: () => resetCounts(page),
+            after: async () => {
+              selectCounts = await takeCounts(page);
+            },
+          }
+        : {},
+    );
     console.log(`  select times ${selectTimes.map((x) => x.toFixed(0)).join(" ")}`);
     const selectP95 = percentile(selectTimes, 95);
     line(
@@ -303,6 +315,7 @@ async function main() {
       "≤ 100 ms",
       selectP95 <= 100,
     );
+    if (selectCounts) printCounts("the last selection", selectCounts);
 
     // Keystroke → paint in the label field.
     const label = page.getByTestId("settings-label");
@@ -343,6 +356,8 @@ async function main() {
   for (let r = 0; r < REPEAT; r++) {
     const beforePaste = await rendered();
     input = await inputCount(page, "keydown");
+    const counting = options.count && r === 0;
+    if (counting) await resetCounts(page);
     await profiled(cdp, r === 0 ? "paste" : `paste-${r + 1}`, async () => {
       await page.keyboard.press("Control+v");
       t0 = await inputTime(page, input);
@@ -351,6 +366,8 @@ async function main() {
     pastes.push(t1 - t0);
     const afterPaste = await rendered();
     await page.waitForTimeout(300);
+    const pasteCounts = counting ? await takeCounts(page) : undefined;
+    if (counting) await resetCounts(page);
     input = await inputCount(page, "keydown");
     await profiled(cdp, r === 0 ? "undo" : `undo-${r + 1}`, async () => {
       await page.keyboard.press("Control+z");
@@ -359,6 +376,10 @@ async function main() {
     });
     undos.push(t1 - t0);
     await page.waitForTimeout(300);
+    if (counting) {
+      printCounts("the paste (and its measuring)", pasteCounts);
+      printCounts("its undo", await takeCounts(page));
+    }
   }
   const all = (values) => (values.length > 1 ? ` (median of ${values.map((v) => v.toFixed(0)).join(", ")})` : "");
   const pasteMs = percentile(pastes, 50);

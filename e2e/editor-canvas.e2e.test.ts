@@ -449,6 +449,27 @@ describe("the editor canvas in a browser", () => {
     await context.close();
   });
 
+  it("selects several nodes with Ctrl+click and Shift+click, and Ctrl+click takes one out again", async () => {
+    const workflow = await createByApi({ ...TRIAGE, name: "Multi-select" });
+    const { context, page, errors } = await openEditor(workflow);
+    const selected = () =>
+      page
+        .locator(".react-flow__node.selected")
+        .evaluateAll((els) => els.map((el) => el.getAttribute("data-id")).sort());
+    await page.getByTestId("canvas-node-classify").click();
+    await expect.poll(selected).toEqual(["classify"]);
+    await page.getByTestId("canvas-node-route").click({ modifiers: ["Control"] });
+    await page.getByTestId("canvas-node-draft").click({ modifiers: ["Shift"] });
+    await expect.poll(selected).toEqual(["classify", "draft", "route"]);
+    await page.getByTestId("canvas-node-route").click({ modifiers: ["Control"] });
+    await expect.poll(selected).toEqual(["classify", "draft"]);
+    // A plain click selects only the node clicked.
+    await page.getByTestId("canvas-node-route").click();
+    await expect.poll(selected).toEqual(["route"]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   for (const lang of ["en", "vi"] as const) {
     it(`builds, configures, connects and saves a 3-node workflow with the keyboard only (${lang})`, async () => {
       const workflow = await createByApi({ name: `Keys ${lang}`, state: [], nodes: [], edges: [] });

@@ -3,12 +3,13 @@ import tailwindcss from "@tailwindcss/vite";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 import { reactFlowRemovedNodes } from "./vite-plugins/react-flow-removed-nodes";
+import { reactFlowStoreUpdates } from "./vite-plugins/react-flow-store-updates";
 
 // In development the API runs on :8080 (`npx superstep start`); Vite proxies /api to it.
 export default defineConfig({
-  plugins: [react(), tailwindcss(), reactFlowRemovedNodes()],
+  plugins: [react(), tailwindcss(), reactFlowRemovedNodes(), reactFlowStoreUpdates()],
   // The development server bundles dependencies apart (they do not go through `plugins`).
-  optimizeDeps: { rolldownOptions: { plugins: [reactFlowRemovedNodes()] } },
+  optimizeDeps: { rolldownOptions: { plugins: [reactFlowRemovedNodes(), reactFlowStoreUpdates()] } },
   resolve: { alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) } },
   server: { proxy: { "/api": "http://127.0.0.1:8080", "/ws": { target: "ws://127.0.0.1:8080", ws: true } } },
   build: {

@@ -6,7 +6,7 @@
 // "no node" instead, which React handles the same way (the wrapper is unmounted by its parent in
 // the same render). The build fails if the line is not found, so an upgrade of React Flow that
 // changes it is noticed. See docs/decisions/0014-editor-undo-and-layout-speed.md.
-import type { Plugin } from "vite";
+import { patchReactFlow } from "./react-flow-module";
 
 /** The selector's line as @xyflow/react 12 ships it, and what it becomes. */
 export const REMOVED_NODE_READ = {
@@ -25,15 +25,4 @@ export function patchNodeWrapper(code: string): string {
   return code.slice(0, line) + REMOVED_NODE_READ.replace + code.slice(line + REMOVED_NODE_READ.find.length);
 }
 
-const REACT_FLOW_ENTRY = /[\\/]@xyflow[\\/]react[\\/]dist[\\/]esm[\\/]index\.(m?js)$/;
-
-export function reactFlowRemovedNodes(): Plugin {
-  return {
-    name: "superstep:react-flow-removed-nodes",
-    enforce: "pre",
-    transform(code, id) {
-      if (!REACT_FLOW_ENTRY.test(id.split("?")[0] ?? id)) return null;
-      return { code: patchNodeWrapper(code), map: null };
-    },
-  };
-}
+export const reactFlowRemovedNodes = () => patchReactFlow("superstep:react-flow-removed-nodes", patchNodeWrapper);

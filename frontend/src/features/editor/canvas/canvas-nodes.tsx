@@ -4,13 +4,15 @@
 // node's wrapper without re-rendering its content. At low zoom the canvas hides the parts marked
 // `canvas-detail` (text, icons, handles) with one CSS class, so a zoomed-out view of hundreds of
 // nodes paints boxes, not text, without re-rendering or re-measuring any node.
-import { Handle, type NodeProps, NodeResizer, Position } from "@xyflow/react";
+import { type NodeProps, NodeResizer, Position, useStoreApi } from "@xyflow/react";
 import { CircleAlertIcon } from "lucide-react";
-import { memo, useEffect, useState } from "react";
+import { memo, useCallback, useEffect, useState } from "react";
+import { flushSync } from "react-dom";
 import { useTranslation } from "react-i18next";
 import { cn } from "@/lib/utils";
 import { type NoteColor, useDispatch } from "../document";
 import type { NoteFlowNode, WorkflowFlowNode } from "./canvas-elements";
+import { NodeHandle } from "./canvas-handles";
 import { useCanvasText } from "./canvas-text";
 import { NODE_ACCENTS, NODE_ICONS } from "./node-icons";
 
@@ -37,8 +39,19 @@ function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>
   const typeName = text.typeName(node.type);
   const custom = typeof node.data.label === "string" && node.data.label !== "" ? node.data.label : undefined;
   const labelled = handles.some((h) => h.label !== undefined);
+  // React Flow's own handles once the pointer reaches or moves in the node (canvas-handles.tsx); at
+  // once, so that the press that follows starts a connection. Not while a connection is being
+  // dragged: a handle swapped under it lost the connection's end, which ends on the still drawing
+  // as it does on React Flow's handle.
+  const [live, setLive] = useState(false);
+  const flow = useStoreApi();
+  const goLive = useCallback(() => {
+    if (!flow.getState().connection.inProgress) flushSync(() => setLive(true));
+  }, [flow]);
   return (
     <div
+      onPointerEnter={live ? undefined : goLive}
+      onPointerMove={live ? undefined : goLive}
       className={cn(
         "canvas-node relative w-52 rounded-lg border-2 bg-card text-card-foreground shadow-sm",
         selected ? "border-primary" : "border-border",
@@ -51,7 +64,15 @@ function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>
       data-implicit={implicit ? "true" : undefined}
     >
       {node.type !== "start" && (
-        <Handle type="target" id="in" position={Position.Left} className={HANDLE_CLASS} title={text.inputHandle} />
+        <NodeHandle
+          live={live}
+          nodeId={id}
+          type="target"
+          id="in"
+          position={Position.Left}
+          className={HANDLE_CLASS}
+          title={text.inputHandle}
+        />
       )}
       <div className="canvas-detail flex items-center gap-2 px-3 py-2">
         <Icon className={cn("size-4 shrink-0", NODE_ACCENTS[node.type])} aria-hidden />
@@ -82,7 +103,9 @@ function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>
               <span className={cn("truncate", h.stale ? "text-destructive line-through" : "text-muted-foreground")}>
                 {h.label ?? text.unlabelled}
               </span>
-              <Handle
+              <NodeHandle
+                live={live}
+                nodeId={id}
                 type="source"
                 id={h.id}
                 position={Position.Right}
@@ -94,8 +117,10 @@ function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>
         </div>
       ) : (
         handles.map((h) => (
-          <Handle
+          <NodeHandle
             key={h.id}
+            live={live}
+            nodeId={id}
             type="source"
             id={h.id}
             position={Position.Right}

@@ -1,30 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { createDocumentStore, type EditorContent } from "../document";
 import { chainOfNodes } from "../document/document.fixtures";
-import type { CanvasInputs, FlowEdge, FlowNode } from "./canvas-elements";
+import { canvasInputs, describeEdge } from "./canvas.fixtures";
+import type { FlowEdge, FlowNode } from "./canvas-elements";
 import { deriveElements } from "./use-canvas-elements";
 
 // What React Flow receives when the selection changes: each new nodes or edges array is one update
 // of its store, which runs the selectors of every mounted node, handle and edge.
 const bigDocument = (count: number) => ({ name: "Big", ...chainOfNodes(count, "n") });
 
-function inputs(content: EditorContent, selectedNodeIds: string[]): CanvasInputs {
-  return {
-    document: content.document,
-    notes: content.notes,
-    selectedNodeIds,
-    selectedEdgeIds: [],
-    problems: [],
-    marks: { nodes: {}, edges: {} },
-    readOnly: false,
-  };
-}
-
-const describeEdge = () => "edge";
-
 /** The canvas's derivation (use-canvas-elements.ts): the previous arrays kept when nothing in them changed. */
 function derive(content: EditorContent, selected: string[], previous: { nodes: FlowNode[]; edges: FlowEdge[] }) {
-  return deriveElements(previous, inputs(content, selected), describeEdge);
+  return deriveElements(previous, canvasInputs(content, { selectedNodeIds: selected }), describeEdge);
 }
 
 describe("a node selection on the canvas", () => {

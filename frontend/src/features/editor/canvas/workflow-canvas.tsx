@@ -8,7 +8,6 @@ import {
   type Connection,
   Controls,
   type EdgeChange,
-  MiniMap,
   type NodeChange,
   ReactFlow,
   ReactFlowProvider,
@@ -33,6 +32,7 @@ import { NODE_DRAG_TYPE, registerCanvas } from "./canvas-bridge";
 import type { FlowEdge, FlowNode } from "./canvas-elements";
 import { handleLabel } from "./canvas-graph";
 import { type CanvasOverlay, useCanvasKeys } from "./canvas-keys";
+import { CanvasMiniMap } from "./canvas-minimap";
 import { NoteNodeView, WorkflowNodeView } from "./canvas-nodes";
 import { CanvasTextContext, canvasText } from "./canvas-text";
 import { CommandPalette } from "./command-palette";
@@ -294,7 +294,7 @@ function CanvasView() {
           proOptions={PRO_OPTIONS}
         >
           {!lowDetail && <Background gap={20} />}
-          <MiniMap pannable zoomable className="!bg-card" />
+          <CanvasMiniMap className="!bg-card" />
           <Controls showInteractive={false} />
         </ReactFlow>
       </CanvasTextContext.Provider>
