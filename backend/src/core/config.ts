@@ -92,9 +92,12 @@ export interface TestPauseAt {
 
 type Env = Record<string, string | undefined>;
 
-/** One run thread per core, up to four: run work may use every core, each thread costs memory. */
+/**
+ * One run thread per core but the one that answers requests, at least one and at most four: each
+ * thread costs memory, and on two cores a second one cost more CPU per run than it gained (0017).
+ */
 export function defaultRunThreads(): number {
-  return Math.min(availableParallelism(), 4);
+  return Math.max(1, Math.min(availableParallelism() - 1, 4));
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
