@@ -1,6 +1,7 @@
 // Time travel and fork over the API: a run's supersteps, a fork from the middle with an edited
 // state, the parent's finished side effects reused unless chosen to run again (calls counted at a
 // loopback receiver), the parent left exactly as it was, and every bad input refused with its code.
+import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   edge,
@@ -27,6 +28,48 @@ describe("runs: time travel and fork", () => {
   let workflowId: string;
   let parentId: string;
   let parentRows: string;
+  let flaky: Server | undefined;
+  let flakyCalls = 0;
+
+  /**
+   * A loopback server that fails its first call, once the node `after` of the same run has
+   * finished (the run's events say so): the side effect that ran beside it is in the ledger when
+   * the run fails. Later calls succeed.
+   */
+  async function startFlaky(after: string): Promise<string> {
+    flaky = createServer((req, res) => {
+      req.resume();
+      flakyCalls++;
+      if (flakyCalls > 1) {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ up: true }));
+        return;
+      }
+      const runId = String(req.headers["idempotency-key"]).split(":")[0] as string;
+      const fail = () => res.writeHead(500, { "content-type": "application/json" }).end('{"down":true}');
+      const unsubscribe = studio.container.bus.subscribe(runId, (event) => {
+        if (event.type === "node_finished" && event.node_id === after) {
+          unsubscribe();
+          fail();
+        }
+      });
+      void studio.container.database.db
+        .selectFrom("run_events")
+        .select("seq")
+        .where("run_id", "=", runId)
+        .where("type", "=", "node_finished")
+        .where("node_id", "=", after)
+        .execute()
+        .then((rows) => {
+          if (rows.length > 0 && !res.headersSent) {
+            unsubscribe();
+            fail();
+          }
+        });
+    });
+    const server = flaky;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
 
   const calls = (path: string) => receiver.requests.filter((request) => request.path === path).length;
   const api = (method: "GET" | "POST", url: string, payload?: object, session = owner) =>
@@ -61,8 +104,13 @@ describe("runs: time travel and fork", () => {
   }
 
   beforeAll(async () => {
+    let flaky = 0;
     receiver = await startReceiver((request) => {
       const value = (request.body as { value?: unknown } | null)?.value;
+      // Fails the first time only: the run that calls it first fails, a fork of it succeeds.
+      if (request.path === "/flaky")
+        return ++flaky === 1 ? { status: 500, json: { down: true } } : { json: { up: true } };
+      if (request.path === "/ok") return { json: { fine: true } };
       if (request.path === "/double") return { json: double(value) };
       if (request.path === "/plus") return { json: plusOne(value) };
       return { json: finalOf(value) };
@@ -101,6 +149,8 @@ describe("runs: time travel and fork", () => {
     parentRows = await rowsOf(parentId);
   });
   afterAll(async () => {
+    flaky?.closeAllConnections();
+    await new Promise((resolve) => flaky?.close(resolve));
     await studio.close();
     await receiver.close();
     await gate.close();
@@ -229,6 +279,64 @@ describe("runs: time travel and fork", () => {
     await settle();
     expect((await getRun(grandchild.id)).metrics).toMatchObject({ nodes_reused: 2 });
     expect({ plus: calls("/plus"), final: calls("/final") }).toEqual({ plus: before.plus, final: before.final + 1 });
+  });
+
+  it("recovers a failed run by forking from the superstep before the failure, without calling finished side effects again", async () => {
+    const flakyUrl = await startFlaky("ok");
+    const saved = await api("POST", "/api/workflows", {
+      name: "one fails",
+      state: [
+        { name: "done", type: "any" },
+        { name: "retried", type: "any" },
+      ],
+      nodes: [httpTool("ok", `${receiver.url}/ok`, "done"), httpTool("flaky", `${flakyUrl}/flaky`, "retried")],
+      edges: [edge("start", "ok"), edge("start", "flaky")],
+    });
+    const key = (await api("POST", "/api/api-keys", { name: "fails" })).json().data.key as string;
+    const hook = await studio.app.inject({
+      method: "POST",
+      url: `/api/hooks/workflows/${saved.json().data.id}/runs`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: {},
+    });
+    expect(hook.json()).toMatchObject({ data: { status: "queued" } });
+    const failedId = hook.json().data.run_id;
+    await settle();
+    expect(await getRun(failedId)).toMatchObject({ status: "error", error: { code: "HTTP_TOOL_STATUS" } });
+    expect({ ok: calls("/ok"), flaky: flakyCalls }).toEqual({ ok: 1, flaky: 1 });
+    const failedRows = await rowsOf(failedId);
+
+    // The failed superstep wrote no checkpoint: it is listed last, with what ran in it.
+    const steps = (await api("GET", `/api/runs/${failedId}/steps`)).json().data;
+    expect(
+      steps.map((s: { superstep: number; checkpoint_id: string | null }) => [s.superstep, s.checkpoint_id === null]),
+    ).toEqual([
+      [0, false],
+      [1, true],
+    ]);
+    expect(steps[1].nodes.map((n: { node_id: string; status: string }) => [n.node_id, n.status]).sort()).toEqual([
+      ["flaky", "error"],
+      ["ok", "ok"],
+    ]);
+    expect(steps[1].state).toBeNull();
+    expect((await api("POST", `/api/runs/${failedId}/fork/preview`, { superstep: 1 })).json().error.code).toBe(
+      "RUN_CHECKPOINT_NOT_FOUND",
+    );
+
+    const preview = (await api("POST", `/api/runs/${failedId}/fork/preview`, { superstep: 0 })).json().data;
+    expect([...preview.next].sort()).toEqual(["flaky", "ok"]);
+    expect(preview.side_effects).toEqual([
+      { node_id: "ok", type: "tool", action: "reuse", parent_results: 1 },
+      { node_id: "flaky", type: "tool", action: "run", parent_results: 0 },
+    ]);
+    const fork = (await api("POST", `/api/runs/${failedId}/fork`, { superstep: 0 })).json().data;
+    await settle();
+    expect(await getRun(fork.id)).toMatchObject({
+      status: "ok",
+      state: { done: { fine: true }, retried: { up: true } },
+    });
+    expect({ ok: calls("/ok"), flaky: flakyCalls }).toEqual({ ok: 1, flaky: 2 });
+    expect(await rowsOf(failedId)).toBe(failedRows);
   });
 
   it("refuses bad input with its code", async () => {

@@ -72,7 +72,11 @@ export class RunHistoryRepository {
    * The run's checkpoints after its supersteps (step ≥ 0: the one before the input is applied is
    * left out), oldest first, `limit` of them from `offset`; with the total.
    */
-  async steps(runId: string, limit: number, offset: number): Promise<{ total: number; items: RunCheckpoint[] }> {
+  async steps(
+    runId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; lastStep: number; items: RunCheckpoint[] }> {
     const ids = await this.#index(runId);
     const page = ids.slice(offset, offset + limit);
     const items: RunCheckpoint[] = [];
@@ -80,7 +84,7 @@ export class RunHistoryRepository {
       const found = await this.#read(runId, entry.id, entry.step);
       if (found) items.push(found);
     }
-    return { total: ids.length, items };
+    return { total: ids.length, lastStep: ids.at(-1)?.step ?? -1, items };
   }
 
   /** One checkpoint of the run, by id or by superstep (the last one written for it). */
@@ -93,22 +97,29 @@ export class RunHistoryRepository {
     return entry ? this.#read(runId, entry.id, entry.step) : undefined;
   }
 
-  /** What the run's events say ran in these supersteps (node_finished and node errors). */
-  async nodesIn(runId: string, steps: number[]): Promise<Map<number, StepNode[]>> {
-    const bySteps = new Map<number, StepNode[]>(steps.map((step) => [step, []]));
-    if (steps.length === 0) return bySteps;
+  /**
+   * What the run's events say ran in these supersteps (node_finished and node errors), or, with
+   * `{ after }`, in every superstep after that one (a superstep that failed has no checkpoint).
+   */
+  async nodesIn(runId: string, steps: number[] | { after: number }): Promise<Map<number, StepNode[]>> {
+    const bySteps = new Map<number, StepNode[]>(Array.isArray(steps) ? steps.map((step) => [step, []]) : []);
+    if (Array.isArray(steps) && steps.length === 0) return bySteps;
     const rows = await this.#db
       .selectFrom("run_events")
       .select(["superstep", "node_id", "type", "data"])
       .where("run_id", "=", runId)
-      .where("superstep", "in", steps)
+      .where((eb) => (Array.isArray(steps) ? eb("superstep", "in", steps) : eb("superstep", ">", steps.after)))
       .where("type", "in", ["node_finished", "error"])
       .where("node_id", "is not", null)
+      // Nodes inside a Subgraph ("sub/inner") count the child graph's supersteps: not the run's.
+      .where("node_id", "not like", "%/%")
       .orderBy("seq")
       .execute();
     for (const row of rows) {
       const data = JSON.parse(row.data) as { reused?: unknown; iteration?: unknown };
-      bySteps.get(row.superstep as number)?.push({
+      const step = row.superstep as number;
+      if (!bySteps.has(step)) bySteps.set(step, []);
+      bySteps.get(step)?.push({
         node_id: row.node_id as string,
         status: row.type === "error" ? "error" : "ok",
         reused: data.reused === true,

@@ -23,13 +23,16 @@ export const stepNodeView = z.object({
   iteration: z.string().nullable(),
 });
 
-/** One superstep of a run: its checkpoint, the nodes that ran in it, the state after it. */
+/**
+ * One superstep of a run: its checkpoint, the nodes that ran in it, the state after it. A superstep
+ * that failed wrote no checkpoint: checkpoint_id, created_at and state are null.
+ */
 export const stepView = z.object({
   superstep: z.number().int(),
-  checkpoint_id: z.string(),
-  created_at: z.string(),
+  checkpoint_id: z.string().nullable(),
+  created_at: z.string().nullable(),
   nodes: z.array(stepNodeView),
-  state: z.record(z.string(), z.unknown()),
+  state: z.record(z.string(), z.unknown()).nullable(),
 });
 
 export const forkPreviewView = z.object({

@@ -33,10 +33,11 @@ const REUSABLE_TYPES: ReadonlySet<string> = new Set([...SIDE_EFFECT_TYPES, "subg
 
 export interface StepView {
   superstep: number;
-  checkpoint_id: string;
-  created_at: string;
+  /** Null for a superstep that wrote no checkpoint (it failed, or the run was stopped in it). */
+  checkpoint_id: string | null;
+  created_at: string | null;
   nodes: StepNode[];
-  state: Record<string, unknown>;
+  state: Record<string, unknown> | null;
 }
 
 export interface ForkPreview {
@@ -93,24 +94,32 @@ export class RunForkService {
     this.#queue = deps.queue;
   }
 
-  /** The run's supersteps, oldest first: checkpoint, the nodes that ran in it, the state after it. */
+  /**
+   * The run's supersteps, oldest first: checkpoint, the nodes that ran in it, the state after it.
+   * A superstep that failed wrote no checkpoint: it comes last, with its nodes and no checkpoint
+   * or state (fork from the superstep before it to run it again).
+   */
   async steps(actor: Actor, runId: string, page: PaginationQuery): Promise<Page<StepView>> {
     await this.#owned(actor, runId);
-    const { items } = await this.#history.steps(runId, page.limit + 1, page.offset);
+    const { total, lastStep, items } = await this.#history.steps(runId, page.limit + 1, page.offset);
     const nodes = await this.#history.nodesIn(
       runId,
       items.map((item) => item.step),
     );
-    return toPage(
-      items.map((item) => ({
-        superstep: item.step,
-        checkpoint_id: item.checkpointId,
-        created_at: item.createdAt,
-        nodes: nodes.get(item.step) ?? [],
-        state: Object.fromEntries(Object.entries(item.values).filter(([key]) => !isHidden(key))),
-      })),
-      page,
-    );
+    const views: StepView[] = items.map((item) => ({
+      superstep: item.step,
+      checkpoint_id: item.checkpointId,
+      created_at: item.createdAt,
+      nodes: nodes.get(item.step) ?? [],
+      state: Object.fromEntries(Object.entries(item.values).filter(([key]) => !isHidden(key))),
+    }));
+    if (page.offset + items.length >= total && page.offset <= total) {
+      const unfinished = await this.#history.nodesIn(runId, { after: lastStep });
+      for (const [superstep, ran] of [...unfinished].sort(([a], [b]) => a - b)) {
+        views.push({ superstep, checkpoint_id: null, created_at: null, nodes: ran, state: null });
+      }
+    }
+    return toPage(views, page);
   }
 
   /** What a fork would do: the nodes it runs next, and for each side effect, reused or run again. */
