@@ -397,6 +397,15 @@ describe("runs: time travel and fork", () => {
     ]);
   });
 
+  it("documents the routes in the OpenAPI reference", async () => {
+    const { paths } = (await studio.app.inject({ method: "GET", url: "/api/docs/json" })).json();
+    expect(Object.keys(paths["/api/runs/{id}/steps"])).toEqual(["get"]);
+    expect(Object.keys(paths["/api/runs/{id}/fork/preview"])).toEqual(["post"]);
+    expect(paths["/api/runs/{id}/fork"].post.requestBody.content["application/json"].schema.properties).toHaveProperty(
+      "rerun",
+    );
+  });
+
   it("leaves every row of the parent run exactly as it was", async () => {
     expect(await rowsOf(parentId)).toBe(parentRows);
   });
