@@ -4,6 +4,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approvalWorkflow,
   edge,
   type Gate,
   gatedWorkflow,
@@ -337,6 +338,47 @@ describe("runs: time travel and fork", () => {
     });
     expect({ ok: calls("/ok"), flaky: flakyCalls }).toEqual({ ok: 1, flaky: 2 });
     expect(await rowsOf(failedId)).toBe(failedRows);
+  });
+
+  it("forks a run that waits for a person; the fork waits too and is answered on its own", async () => {
+    const saved = await api("POST", "/api/workflows", approvalWorkflow());
+    const key = (await api("POST", "/api/api-keys", { name: "approval" })).json().data.key as string;
+    const hook = await studio.app.inject({
+      method: "POST",
+      url: `/api/hooks/workflows/${saved.json().data.id}/runs`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: {},
+    });
+    const waitingId = hook.json().data.run_id;
+    await settle();
+    expect((await getRun(waitingId)).status).toBe("waiting");
+    const waitingRows = await rowsOf(waitingId);
+    const preview = (await api("POST", `/api/runs/${waitingId}/fork/preview`, { superstep: 0 })).json().data;
+    expect(preview).toMatchObject({ next: ["ask"], side_effects: [] });
+    const fork = (await api("POST", `/api/runs/${waitingId}/fork`, { superstep: 0 })).json().data;
+    await settle();
+    expect(await getRun(fork.id)).toMatchObject({ status: "waiting", waiting: { node_id: "ask" } });
+    const answered = await api("POST", `/api/runs/${fork.id}/resume`, { input: { ok: true } });
+    expect(answered.statusCode).toBe(200);
+    await settle();
+    expect(await getRun(fork.id)).toMatchObject({ status: "ok", state: { answer: { ok: true } } });
+    // The parent still waits, exactly as it was.
+    expect(await rowsOf(waitingId)).toBe(waitingRows);
+  });
+
+  it("forks in step mode: the fork pauses after its first superstep", async () => {
+    const fork = (await api("POST", `/api/runs/${parentId}/fork`, { superstep: 1, mode: "step", rerun: ["t2"] })).json()
+      .data;
+    await settle();
+    expect(await getRun(fork.id)).toMatchObject({ status: "paused", mode: "step" });
+    const steps = (await api("GET", `/api/runs/${fork.id}/steps`)).json().data;
+    expect(steps.map((s: { superstep: number }) => s.superstep)).toEqual([1, 2]);
+    expect(steps[1].nodes.map((n: { node_id: string }) => n.node_id)).toEqual(["t2"]);
+    await api("POST", `/api/runs/${fork.id}/continue`);
+    await settle();
+    await api("POST", `/api/runs/${fork.id}/continue`);
+    await settle();
+    expect(await getRun(fork.id)).toMatchObject({ status: "ok", state: { final: { result: "final 11" } } });
   });
 
   it("refuses bad input with its code", async () => {
