@@ -78,12 +78,7 @@ export class RunHistoryRepository {
     offset: number,
   ): Promise<{ total: number; lastStep: number; items: RunCheckpoint[] }> {
     const ids = await this.#index(runId);
-    const page = ids.slice(offset, offset + limit);
-    const items: RunCheckpoint[] = [];
-    for (const entry of page) {
-      const found = await this.#read(runId, entry.id, entry.step);
-      if (found) items.push(found);
-    }
+    const items = await this.#read(runId, ids.slice(offset, offset + limit));
     return { total: ids.length, lastStep: ids.at(-1)?.step ?? -1, items };
   }
 
@@ -94,7 +89,7 @@ export class RunHistoryRepository {
       "checkpointId" in at
         ? ids.find((candidate) => candidate.id === at.checkpointId)
         : ids.findLast((candidate) => candidate.step === at.step);
-    return entry ? this.#read(runId, entry.id, entry.step) : undefined;
+    return entry ? (await this.#read(runId, [entry]))[0] : undefined;
   }
 
   /**
@@ -190,16 +185,34 @@ export class RunHistoryRepository {
     return entries.sort((a, b) => byCodePoint(a.id, b.id));
   }
 
-  async #read(runId: string, checkpointId: string, step: number): Promise<RunCheckpoint | undefined> {
-    const row = await this.#db
+  /** The checkpoints of these entries, decoded, in the entries' order (one query). */
+  async #read(runId: string, entries: { id: string; step: number }[]): Promise<RunCheckpoint[]> {
+    if (entries.length === 0) return [];
+    const rows = await this.#db
       .selectFrom("checkpoints")
-      .select(["checkpoint", "created_at"])
+      .select(["checkpoint_id", "checkpoint", "created_at"])
       .where("thread_id", "=", runId)
       .where("checkpoint_ns", "=", "")
-      .where("checkpoint_id", "=", checkpointId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const checkpoint = (await load(row.checkpoint)) as StoredCheckpoint;
-    return { checkpointId, step, createdAt: row.created_at, values: checkpoint.channel_values ?? {} };
+      .where(
+        "checkpoint_id",
+        "in",
+        entries.map((entry) => entry.id),
+      )
+      .execute();
+    const byId = new Map(rows.map((row) => [row.checkpoint_id, row]));
+    const items: RunCheckpoint[] = [];
+    for (const entry of entries) {
+      const row = byId.get(entry.id);
+      // Deleted since the index was read.
+      if (!row) continue;
+      const checkpoint = (await load(row.checkpoint)) as StoredCheckpoint;
+      items.push({
+        checkpointId: entry.id,
+        step: entry.step,
+        createdAt: row.created_at,
+        values: checkpoint.channel_values ?? {},
+      });
+    }
+    return items;
   }
 }
