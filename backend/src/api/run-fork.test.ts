@@ -452,3 +452,62 @@ describe("runs: time travel and fork", () => {
     expect(await rowsOf(parentId)).toBe(parentRows);
   });
 });
+
+describe("runs: a fork executed on the run thread", () => {
+  let studio: TestStudio;
+  let owner: Session;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await startReceiver((request) => ({ json: { path: request.path } }));
+    studio = await startTestStudio({ STUDIO_EGRESS_ALLOW: "127.0.0.1", STUDIO_RUN_THREAD: "on" });
+    await studio.container.runs.start(60_000);
+    owner = await setupOwner(studio);
+  });
+  afterAll(async () => {
+    await studio.close();
+    await receiver.close();
+  });
+
+  it("reuses the parent's finished calls there too, and runs again the one chosen", async () => {
+    const api = (method: "GET" | "POST", url: string, payload?: object) =>
+      studio.app.inject({ method, url, headers: owner.auth, ...(payload ? { payload } : {}) });
+    const saved = await api("POST", "/api/workflows", {
+      name: "two calls",
+      state: [
+        { name: "a", type: "any" },
+        { name: "b", type: "any" },
+      ],
+      nodes: [httpTool("t1", `${receiver.url}/one`, "a"), httpTool("t2", `${receiver.url}/two`, "b")],
+      edges: [edge("start", "t1"), edge("t1", "t2")],
+    });
+    const key = (await api("POST", "/api/api-keys", { name: "thread" })).json().data.key as string;
+    const hook = await studio.app.inject({
+      method: "POST",
+      url: `/api/hooks/workflows/${saved.json().data.id}/runs`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: {},
+    });
+    const parentId = hook.json().data.run_id;
+    await studio.container.runs.idle();
+    expect((await api("GET", `/api/runs/${parentId}`)).json().data.status).toBe("ok");
+    const calls = () => receiver.requests.map((request) => request.path);
+    expect(calls()).toEqual(["/one", "/two"]);
+
+    const reused = (await api("POST", `/api/runs/${parentId}/fork`, { superstep: 0 })).json().data;
+    await studio.container.runs.idle();
+    expect((await api("GET", `/api/runs/${reused.id}`)).json().data).toMatchObject({
+      status: "ok",
+      metrics: { nodes_reused: 2 },
+    });
+    expect(calls()).toEqual(["/one", "/two"]);
+
+    const again = (await api("POST", `/api/runs/${parentId}/fork`, { superstep: 0, rerun: ["t2"] })).json().data;
+    await studio.container.runs.idle();
+    expect((await api("GET", `/api/runs/${again.id}`)).json().data).toMatchObject({
+      status: "ok",
+      metrics: { nodes_reused: 1 },
+    });
+    expect(calls()).toEqual(["/one", "/two", "/two"]);
+  });
+});
