@@ -19,6 +19,7 @@ import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
 import { nodeTypeRoutes } from "./routes/node-type.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
+import { runForkRoutes } from "./routes/run-fork.routes.js";
 import { scheduleRoutes } from "./routes/schedule.routes.js";
 import { workflowRoutes } from "./routes/workflow.routes.js";
 import { registerRunSocket } from "./ws/run.socket.js";
@@ -86,6 +87,7 @@ export async function buildApp(container: Container) {
     await scope.register(workflowRoutes(container));
     await scope.register(nodeTypeRoutes());
     await scope.register(runRoutes(container));
+    await scope.register(runForkRoutes(container));
     await scope.register(scheduleRoutes(container));
   });
 

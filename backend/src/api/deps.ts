@@ -15,7 +15,9 @@ import {
   openDatabase,
   pingDatabase,
 } from "../repositories/database.js";
+import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
+import { RunHistoryRepository } from "../repositories/run-history.repository.js";
 import { ScheduleRepository } from "../repositories/schedule.repository.js";
 import { UserRepository } from "../repositories/user.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
@@ -29,6 +31,7 @@ import { RunService } from "../services/runs/run.service.js";
 import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
 import { wireRunExecutor, wireWorkflowAccess } from "../services/runs/run-execution.wiring.js";
+import { RunForkService } from "../services/runs/run-fork.service.js";
 import { RunThread } from "../services/runs/run-thread.js";
 import { RunThreadPool } from "../services/runs/run-thread-pool.js";
 import type { RunWorker } from "../services/runs/run-worker.js";
@@ -45,6 +48,8 @@ export interface Container {
   workflows: WorkflowService;
   credentials: CredentialService;
   runs: RunService;
+  /** A run's supersteps, and forks from them. */
+  runForks: RunForkService;
   schedules: ScheduleService;
   bus: RunBus;
   /** Where queued runs execute (run threads, or this thread). */
@@ -146,23 +151,24 @@ export async function buildContainer(
           monitor: background,
           onEnded,
         });
+  const admission = new RunAdmission({
+    runs: runRepository,
+    maxQueued: config.userMaxQueued,
+    rate: new TriggerRateLimiter(config.userRunRatePerMinute),
+    server: {
+      maxQueued: config.maxQueuedRuns,
+      current: () => {
+        const { pending, active } = queue.size();
+        return pending + active;
+      },
+    },
+  });
   const runs = new RunService({
     runs: runRepository,
     workflows: workflowRepository,
     workflowService: workflows,
     queue,
-    admission: new RunAdmission({
-      runs: runRepository,
-      maxQueued: config.userMaxQueued,
-      rate: new TriggerRateLimiter(config.userRunRatePerMinute),
-      server: {
-        maxQueued: config.maxQueuedRuns,
-        current: () => {
-          const { pending, active } = queue.size();
-          return pending + active;
-        },
-      },
-    }),
+    admission,
     executor,
     engine: config.engine,
     bus,
@@ -170,6 +176,15 @@ export async function buildContainer(
     callbacks,
     monitor: background,
     leaseTtlMs: config.runLeaseTtlMs,
+  });
+  const runForks = new RunForkService({
+    runs: runRepository,
+    history: new RunHistoryRepository(database.db),
+    nodeResults: new NodeResultRepository(database.db, () => database.settled()),
+    workflowService: workflows,
+    engine: config.engine,
+    admission,
+    queue,
   });
   const schedules = new ScheduleService({
     schedules: new ScheduleRepository(database.db),
@@ -188,6 +203,7 @@ export async function buildContainer(
     workflows,
     credentials,
     runs,
+    runForks,
     schedules,
     bus,
     runWorker: executor,

@@ -56,6 +56,16 @@ export const CATALOG = {
   RUN_NOT_WAITING: { status: 409, message: "The run is not waiting for an answer." },
   RUN_NOT_PAUSED: { status: 409, message: "The run is not paused." },
   RUN_NOT_ACTIVE: { status: 409, message: "The run has already ended." },
+  RUN_STILL_RUNNING: {
+    status: 409,
+    message: "The run is still queued or running; fork it once it has ended, waits for a person or is paused.",
+  },
+  RUN_CHECKPOINT_NOT_FOUND: { status: 404, message: "The run has no such superstep or checkpoint." },
+  FORK_STATE_INVALID: { status: 422, message: "The edited state does not fit the workflow's state fields." },
+  FORK_RERUN_INVALID: {
+    status: 422,
+    message: "A node chosen to run again is not an LLM, Tool, Decision, Send email or Subgraph node of this workflow.",
+  },
   WORKFLOW_VERSION_CONFLICT: {
     status: 409,
     message: "The workflow was saved by someone else since you loaded it; reload and try again.",

@@ -83,6 +83,11 @@ export interface RunsTable {
   idempotency_key: string | null;
   callback_url: string | null;
   api_key_id: string | null;
+  /** The run this one was forked from, and the checkpoint of that run it started at (forks only). */
+  parent_run_id: string | null;
+  parent_checkpoint_id: string | null;
+  /** JSON list of the side-effect nodes a fork runs again instead of reusing the parent's results. */
+  fork_rerun: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;

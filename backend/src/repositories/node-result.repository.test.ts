@@ -45,4 +45,29 @@ describe("NodeResultRepository", () => {
     expect(await ledger.get("tool:t:0")).toStrictEqual({ update: { n: 1 } });
     expect(order).toEqual(["put", "settled"]);
   });
+
+  it("gives a fork the results its parent finished, except for the nodes run again, and copies what it reuses", async () => {
+    const repository = new NodeResultRepository(database.db);
+    const parent = repository.ledgerFor("parent-1");
+    await parent.put("parent-1:llm:0", { update: { answer: "from the parent" } });
+    await parent.put("parent-1:tool:1", { update: { reply: "parent tool" } });
+    await parent.put("parent-1:sub:0:inner:0", { update: { inner: true } });
+    const parentKeys = (await repository.keysOf("parent-1")).sort();
+    expect(parentKeys).toEqual(["llm:0", "sub:0:inner:0", "tool:1"]);
+
+    const fork = repository.forkLedgerFor("fork-1", "parent-1", new Set(["tool", "sub"]));
+    expect(await fork.get("fork-1:llm:0")).toStrictEqual({ update: { answer: "from the parent" } });
+    // Chosen to run again: the node itself, and the nodes inside a Subgraph node.
+    expect(await fork.get("fork-1:tool:1")).toBeUndefined();
+    expect(await fork.get("fork-1:sub:0:inner:0")).toBeUndefined();
+    // An execution the parent never finished.
+    expect(await fork.get("fork-1:llm:1")).toBeUndefined();
+    // What it reused is now its own; what it runs again it stores itself.
+    expect(await repository.keysOf("fork-1")).toEqual(["llm:0"]);
+    await fork.put("fork-1:tool:1", { update: { reply: "fork tool" } });
+    expect(await fork.get("fork-1:tool:1")).toStrictEqual({ update: { reply: "fork tool" } });
+    // The parent's results are only read.
+    expect((await repository.keysOf("parent-1")).sort()).toEqual(parentKeys);
+    expect(await parent.get("parent-1:tool:1")).toStrictEqual({ update: { reply: "parent tool" } });
+  });
 });

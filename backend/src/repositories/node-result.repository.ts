@@ -1,5 +1,6 @@
 // The node result ledger: the state update a node with side effects returned, by idempotency
-// key, so a run resumed after a crash does not call out twice. The first result stored wins.
+// key, so a run resumed after a crash does not call out twice, and a fork of the run reuses what
+// it finished. The first result stored wins. Results are kept as long as the run.
 import type { Kysely } from "kysely";
 import type { Database } from "../models/database.model.js";
 import { nowIso } from "./clock.js";
@@ -42,6 +43,37 @@ export class NodeResultRepository {
     };
   }
 
+  /**
+   * The ledger of a fork: its own results first; then, for a node not chosen to run again, the
+   * result the parent run finished under the same key (the same node and iteration: the key with
+   * the parent's run id). A result taken from the parent is copied into the fork's own ledger
+   * first, so a fork of the fork, or the fork taken over after a crash, finds it there. The
+   * parent's rows are only read.
+   */
+  forkLedgerFor(runId: string, parentRunId: string, rerun: ReadonlySet<string>): NodeResultLedger {
+    const own = this.ledgerFor(runId);
+    return {
+      get: async (key) => {
+        const found = await own.get(key);
+        if (found || !key.startsWith(`${runId}:`)) return found;
+        const rest = key.slice(runId.length + 1);
+        // The top-level node: a Subgraph node's id prefixes the keys of the nodes inside it.
+        if (rerun.has(rest.split(":")[0] as string)) return undefined;
+        const inherited = await this.find(parentRunId, `${parentRunId}:${rest}`);
+        if (inherited) await this.insert(runId, key, inherited);
+        return inherited;
+      },
+      put: own.put,
+    };
+  }
+
+  /** The keys of a run's stored results, without its run id prefix (`<node id>:<iteration>…`). */
+  async keysOf(runId: string): Promise<string[]> {
+    const rows = await this.#db.selectFrom("node_results").select("key").where("run_id", "=", runId).execute();
+    const prefix = `${runId}:`;
+    return rows.filter((row) => row.key.startsWith(prefix)).map((row) => row.key.slice(prefix.length));
+  }
+
   async find(runId: string, key: string): Promise<NodeResultEntry | undefined> {
     const row = await this.#db
       .selectFrom("node_results")
@@ -62,7 +94,7 @@ export class NodeResultRepository {
       .execute();
   }
 
-  /** Forgets every result of the run (once it has ended). */
+  /** Forgets every result of the run. */
   async deleteRun(runId: string): Promise<void> {
     await this.#db.deleteFrom("node_results").where("run_id", "=", runId).execute();
   }

@@ -22,6 +22,8 @@ export interface NewRun {
   idempotencyKey: string | null;
   callbackUrl: string | null;
   apiKeyId: string | null;
+  /** A fork: the run and checkpoint it starts from, and the nodes it runs again (JSON list). */
+  fork?: { parentRunId: string; parentCheckpointId: string; rerun: string };
 }
 
 export interface RunEventInput {
@@ -86,6 +88,9 @@ const RUN_COLUMNS = [
   "idempotency_key",
   "callback_url",
   "api_key_id",
+  "parent_run_id",
+  "parent_checkpoint_id",
+  "fork_rerun",
   "created_at",
   "started_at",
   "finished_at",
@@ -244,9 +249,6 @@ const endRunWithEvent = preparedQuery((db: Kysely<Database>, p: EndValues) =>
     .where("id", "=", p.id)
     .where("lease_gen", "=", p.leaseGen),
 );
-const deleteLedger = preparedQuery<{ runId: string }>((db: Kysely<Database>, p) =>
-  db.deleteFrom("node_results").where("run_id", "=", p.runId),
-);
 
 export class RunRepository {
   readonly #db: Kysely<Database>;
@@ -270,9 +272,14 @@ export class RunRepository {
 
   /**
    * Inserts a queued run; with an idempotency key already used, returns the earlier run instead.
-   * `visible` is told once every later read sees the new run (before it is on disk).
+   * `visible` is told once every later read sees the new run (before it is on disk). `alongside`
+   * writes what the run needs before a worker may take it (a fork's first checkpoint) in the same
+   * transaction: the run and it are both there or neither.
    */
-  async create(input: NewRun, options: { visible?: () => void } = {}): Promise<{ run: RunRow; created: boolean }> {
+  async create(
+    input: NewRun,
+    options: { visible?: () => void; alongside?: (tx: Kysely<Database>, runId: string) => Promise<void> } = {},
+  ): Promise<{ run: RunRow; created: boolean }> {
     const now = nowIso();
     const row: RunRow = {
       id: randomUUID(),
@@ -302,6 +309,9 @@ export class RunRepository {
       idempotency_key: input.idempotencyKey,
       callback_url: input.callbackUrl,
       api_key_id: input.apiKeyId,
+      parent_run_id: input.fork?.parentRunId ?? null,
+      parent_checkpoint_id: input.fork?.parentCheckpointId ?? null,
+      fork_rerun: input.fork?.rerun ?? null,
       created_at: now,
       started_at: null,
       finished_at: null,
@@ -309,7 +319,15 @@ export class RunRepository {
     };
     try {
       // At once: someone is waiting for the answer (a trigger's 202).
-      await this.#writes.run((tx) => insertRun(tx, row), undefined, { now: true, committed: options.visible });
+      const { alongside } = options;
+      await this.#writes.run(
+        async (tx) => {
+          await insertRun(tx, row);
+          await alongside?.(tx, row.id);
+        },
+        undefined,
+        { now: true, committed: options.visible },
+      );
       return { run: row, created: true };
     } catch (error) {
       if (!isUniqueViolation(error) || input.idempotencyKey === null) throw error;
@@ -357,6 +375,8 @@ export class RunRepository {
         "status",
         "error",
         "metrics",
+        "parent_run_id",
+        "parent_checkpoint_id",
         "created_at",
         "started_at",
         "finished_at",
@@ -406,9 +426,9 @@ export class RunRepository {
 
   /**
    * Records how a worker's turn ended, while the lease holds; false when the lease is gone. A
-   * final ending queues the run's callback and forgets the run's result ledger in the same
-   * transaction (a run that has ended never runs a node again). Answered once committed: the
-   * caller announces the ending only after `settled()`.
+   * final ending queues the run's callback in the same transaction. The run's result ledger is
+   * kept, as its checkpoints are: a fork of the run reuses the results it finished (decision
+   * 0019). Answered once committed: the caller announces the ending only after `settled()`.
    */
   async end(id: string, leaseGen: number, ending: RunEnding): Promise<boolean> {
     const now = nowIso();
@@ -431,10 +451,7 @@ export class RunRepository {
         const result = await (ending.event ? endRunWithEvent : endRun)(tx, values);
         const ended = result.numAffectedRows === 1n;
         if (ended && ending.event) await insertEvents(tx, id, [ending.event]);
-        if (ended && ending.finished) {
-          await queueCallback(tx, id, now);
-          await deleteLedger(tx, { runId: id });
-        }
+        if (ended && ending.finished) await queueCallback(tx, id, now);
         return ended;
       },
       id,

@@ -5,6 +5,7 @@ import * as runs from "./0002-runs.migration.js";
 import * as credentials from "./0003-credentials.migration.js";
 import * as runLifecycle from "./0004-run-lifecycle.migration.js";
 import * as runIndexes from "./0005-run-indexes.migration.js";
+import * as runForks from "./0006-run-forks.migration.js";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
@@ -12,4 +13,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0003-credentials": credentials,
   "0004-run-lifecycle": runLifecycle,
   "0005-run-indexes": runIndexes,
+  "0006-run-forks": runForks,
 };

@@ -239,7 +239,7 @@ export class RunExecutor implements RunWorker {
         mode: run.mode === "step" ? "step" : "full",
         resume,
         checkpointer,
-        ledger: watchStorage(nodeResults.ledgerFor(runId), noteStorage),
+        ledger: watchStorage(ledgerOf(run, nodeResults), noteStorage),
         context: JSON.parse(run.context) as Record<string, unknown>,
         signal: controller.signal,
         attempt: run.attempt,
@@ -358,7 +358,7 @@ export class RunExecutor implements RunWorker {
         () => bus.publish(event),
         (error: unknown) => monitor.failed("run", "run ending not confirmed by the disk", error, { runId }),
       );
-    // The ending cleared the run's result ledger and queued its callback, if it has a URL.
+    // The ending queued the run's callback, if it has a URL.
     if (ending.finished && run.callback_url) this.#deps.onEnded(runId);
   }
 
@@ -404,6 +404,13 @@ export class RunExecutor implements RunWorker {
 }
 
 const ENDING_EVENTS: ReadonlySet<string> = new Set(["run_finished", "run_waiting", "run_paused"]);
+
+/** A run's own ledger; a fork's also reads the results its parent finished (decision 0019). */
+function ledgerOf(run: RunRow, nodeResults: NodeResultRepository) {
+  if (run.parent_run_id === null) return nodeResults.ledgerFor(run.id);
+  const rerun = new Set(JSON.parse(run.fork_rerun ?? "[]") as string[]);
+  return nodeResults.forkLedgerFor(run.id, run.parent_run_id, rerun);
+}
 
 /** A run_finished event the executor reports itself (the engine could not). */
 function finishedEvent(run: RunRow, seq: number, data: Record<string, unknown>): StudioEvent {
