@@ -168,8 +168,9 @@ describe("runs: time travel and fork", () => {
       ["t2"],
       ["t3"],
     ]);
-    expect(steps[0].state).toMatchObject({ x: 5 });
-    expect(steps[1].state).toMatchObject({ x: 5, doubled: { result: 10 } });
+    // State fields only: not the engine's channels nor LangGraph's own (branch:to:…).
+    expect(steps[0].state).toEqual({ x: 5 });
+    expect(steps[1].state).toEqual({ x: 5, doubled: { result: 10 } });
     expect(steps[3].state).toEqual({
       x: 5,
       doubled: { result: 10 },
@@ -437,6 +438,75 @@ describe("runs: time travel and fork", () => {
     expect((await api("POST", `/api/runs/${heldId}/fork/preview`, { superstep: 0 })).json().data.next).toEqual([
       "wait",
     ]);
+  });
+
+  it("forks a run that failed at a Code node with the fixed workflow, without calling the Tool before it again", async () => {
+    const codeNode = (code: string) => ({
+      id: "shape",
+      type: "code",
+      position: { x: 0, y: 0 },
+      data: { language: "javascript", code, outputs: ["plus"] },
+    });
+    const broken = {
+      name: "fix and fork",
+      state: [
+        { name: "x", type: "number" },
+        { name: "doubled", type: "any" },
+        { name: "plus", type: "any" },
+      ],
+      nodes: [
+        httpTool("call", `${receiver.url}/double`, "doubled", { body: { value: "{{state.x}}" } }),
+        codeNode("function main(state) { throw new Error('typo in the code'); }"),
+      ],
+      edges: [edge("start", "call"), edge("call", "shape")],
+    };
+    const saved = (await api("POST", "/api/workflows", broken)).json().data;
+    const key = (await api("POST", "/api/api-keys", { name: "fix and fork" })).json().data.key as string;
+    const hook = await studio.app.inject({
+      method: "POST",
+      url: `/api/hooks/workflows/${saved.id}/runs`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { input: { x: 21 } },
+    });
+    const started = { id: hook.json().data.run_id as string };
+    await settle();
+    expect(await getRun(started.id)).toMatchObject({ status: "error" });
+    const before = calls("/double");
+    const failedRows = await rowsOf(started.id);
+    const steps = (await api("GET", `/api/runs/${started.id}/steps`)).json().data;
+    const failed = steps.at(-1);
+    expect(failed).toMatchObject({ checkpoint_id: null, nodes: [{ node_id: "shape", status: "error" }] });
+
+    const fixed = {
+      ...broken,
+      nodes: [broken.nodes[0], codeNode("function main(state) { return { plus: state.doubled.result + 1 }; }")],
+    };
+    const forkPoint = { superstep: failed.superstep - 1, document: fixed };
+    const preview = (await api("POST", `/api/runs/${started.id}/fork/preview`, forkPoint)).json().data;
+    expect(preview.next).toEqual(["shape"]);
+    // The Tool finished before the checkpoint: no result of it lies after the fork point.
+    expect(preview.side_effects).toEqual([{ node_id: "call", type: "tool", action: "run", parent_results: 0 }]);
+    const fork = await api("POST", `/api/runs/${started.id}/fork`, forkPoint);
+    expect(fork.statusCode).toBe(202);
+    await settle();
+    const ended = await getRun(fork.json().data.id);
+    expect(ended).toMatchObject({ status: "ok", parent_run_id: started.id, workflow_version: null });
+    expect(ended.state).toEqual({ x: 21, doubled: { result: 42 }, plus: 43 });
+    // The Tool before the fixed node was not called again; the failed run is as it was.
+    expect(calls("/double")).toBe(before);
+    expect(await rowsOf(started.id)).toBe(failedRows);
+
+    // A workflow without the node that runs next, or one that is not a workflow, is refused.
+    const without = { ...broken, nodes: [broken.nodes[0]], edges: [edge("start", "call")] };
+    const incompatible = await api("POST", `/api/runs/${started.id}/fork`, { ...forkPoint, document: without });
+    expect(incompatible.statusCode).toBe(422);
+    expect(incompatible.json().error).toMatchObject({
+      code: "FORK_DOCUMENT_INCOMPATIBLE",
+      details: { missing: ["shape"] },
+    });
+    const invalid = await api("POST", `/api/runs/${started.id}/fork/preview`, { ...forkPoint, document: { nodes: 3 } });
+    expect(invalid.statusCode).toBe(422);
+    expect(await rowsOf(started.id)).toBe(failedRows);
   });
 
   it("documents the routes in the OpenAPI reference", async () => {

@@ -62,6 +62,10 @@ export const CATALOG = {
   },
   RUN_CHECKPOINT_NOT_FOUND: { status: 404, message: "The run has no such superstep or checkpoint." },
   FORK_STATE_INVALID: { status: 422, message: "The edited state does not fit the workflow's state fields." },
+  FORK_DOCUMENT_INCOMPATIBLE: {
+    status: 422,
+    message: "The workflow given for the fork lacks nodes that run next from this checkpoint.",
+  },
   FORK_RERUN_INVALID: {
     status: 422,
     message: "A node chosen to run again is not an LLM, Tool, Decision, Send email or Subgraph node of this workflow.",

@@ -10,6 +10,11 @@ export const forkRequest = z
     /** Side-effect (or Subgraph) nodes to run again instead of reusing the parent's results. */
     rerun: z.array(z.string().min(1).max(200)).max(500).optional(),
     mode: z.enum(["full", "step"]).optional(),
+    /**
+     * The workflow to run from the checkpoint, e.g. the editor's document after fixing the node that
+     * failed (checked like any document); by default the document the parent ran.
+     */
+    document: z.unknown().optional(),
   })
   .refine((body) => (body.superstep === undefined) !== (body.checkpoint_id === undefined), {
     message: "give either superstep or checkpoint_id",

@@ -130,6 +130,13 @@ export function setSessionEndedListener(listener: SessionEndedListener | null): 
   onSessionEnded = listener;
 }
 
+/** For channels other than fetch (the run socket): the server ended the session. */
+export function reportSessionEnded(code = "AUTH_TOKEN_EXPIRED"): void {
+  const error = new ApiError(code, 401, "session ended", null);
+  clearSession();
+  onSessionEnded?.(error);
+}
+
 interface RequestOptions {
   method?: "GET" | "POST" | "PUT" | "DELETE";
   body?: unknown;
@@ -244,6 +251,13 @@ export const api = {
     request<Version>(`/api/workflows/${id(workflowId)}/versions/${number}`),
   restoreVersion: (workflowId: string, number: number) =>
     save(`/api/workflows/${id(workflowId)}/versions/${number}/restore`, { method: "POST" }),
+
+  getRun: <T>(runId: string) => request<T>(`/api/runs/${id(runId)}`),
+  /** A run's supersteps with their checkpoints and the state after each (typed where read: the run panel). */
+  runSteps: <T>(runId: string) => all<T>(`/api/runs/${id(runId)}/steps`),
+  forkPreview: <T>(runId: string, body: object) =>
+    request<T>(`/api/runs/${id(runId)}/fork/preview`, { method: "POST", body }),
+  forkRun: <T>(runId: string, body: object) => request<T>(`/api/runs/${id(runId)}/fork`, { method: "POST", body }),
 
   /** Every node type with the JSON Schema of its settings (typed where it is read: the inspector). */
   nodeTypes: () => request<unknown[]>("/api/node-types"),

@@ -4,6 +4,7 @@
 // finished after the fork point are reused from its result ledger unless the user chose to run
 // them again (decision 0019).
 import type { Actor } from "../../core/authz.js";
+import { contentHash } from "../../core/canonical-json.js";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import { SIDE_EFFECT_TYPES } from "../../engine/nodes/node-execution.js";
@@ -25,7 +26,8 @@ import type { RunAdmission } from "./run-admission.js";
 
 // The hidden channels of engine/compiler/state-channels.ts, which loads LangGraph (not at start).
 const VISITS_CHANNEL = "__visits__";
-const isHidden = (key: string) => key.startsWith("__");
+// Engine channels ("__…") and LangGraph's own ("branch:to:…") are not state fields, which are identifiers.
+const isHidden = (key: string) => key.startsWith("__") || key.includes(":");
 // A run whose worker may still write checkpoints and results: not forked (see decision 0019).
 const IN_FLIGHT = new Set(["queued", "running"]);
 // Node types whose results a fork may reuse: side effects, and Subgraph nodes (the side effects inside them).
@@ -61,6 +63,8 @@ export interface ForkPreview {
 
 interface Plan {
   run: RunRow;
+  /** What the fork runs: the parent's document, or the one the request gave. */
+  target: { workflowVersion: number | null; contentHash: string; document: string };
   checkpoint: RunCheckpoint;
   state: Record<string, unknown>;
   rerun: string[];
@@ -129,15 +133,15 @@ export class RunForkService {
 
   /** Creates the fork (queued, admitted against the owner's limits) with its first checkpoint. */
   async fork(actor: Actor, runId: string, request: ForkRequest): Promise<RunView> {
-    const { run, checkpoint, state, rerun } = await this.#plan(actor, runId, request);
+    const { run, target, checkpoint, state, rerun } = await this.#plan(actor, runId, request);
     const { run: created } = await this.#admission.admit(actor.userId, "fork", async (visible) => {
       const result = await this.#runs.create(
         {
           ownerId: actor.userId,
           workflowId: run.workflow_id,
-          workflowVersion: run.workflow_version,
-          contentHash: run.content_hash,
-          document: run.document,
+          workflowVersion: target.workflowVersion,
+          contentHash: target.contentHash,
+          document: target.document,
           trigger: "fork",
           mode: request.mode ?? "full",
           input: run.input,
@@ -172,15 +176,29 @@ export class RunForkService {
       request.checkpoint_id !== undefined ? { checkpointId: request.checkpoint_id } : { step: request.superstep ?? -1 };
     const checkpoint = await this.#history.find(run.id, at);
     if (!checkpoint) throw new AppError("RUN_CHECKPOINT_NOT_FOUND", { run_id: run.id, ...forkPointOf(request) });
-    const workflow = await prepareWorkflow(new StoredDocument(run.document), {
-      engine: this.#engine,
-      resolveWorkflow: this.#workflowService.resolverFor(actor),
-      credentialType: this.#workflowService.credentialTypesFor(actor),
-      workflowId: run.workflow_id ?? undefined,
-    });
+    const prepare = (document: unknown) =>
+      prepareWorkflow(document, {
+        engine: this.#engine,
+        resolveWorkflow: this.#workflowService.resolverFor(actor),
+        credentialType: this.#workflowService.credentialTypesFor(actor),
+        workflowId: run.workflow_id ?? undefined,
+      });
+    const parentWorkflow = await prepare(new StoredDocument(run.document));
+    const workflow = request.document === undefined ? parentWorkflow : await prepare(request.document);
     const state = checkForkState(workflow.document, request.state ?? {});
     const rerun = checkRerun(workflow, request.rerun ?? []);
-    const next = await this.#nextNodes(workflow, run.id, checkpoint.checkpointId);
+    const next = await this.#nextNodes(parentWorkflow, run.id, checkpoint.checkpointId);
+    // Another document must still have the nodes the checkpoint runs next.
+    const missing = next.filter((nodeId) => !workflow.nodes.has(nodeId));
+    if (missing.length > 0) throw new AppError("FORK_DOCUMENT_INCOMPATIBLE", { missing });
+    const target =
+      request.document === undefined
+        ? { workflowVersion: run.workflow_version, contentHash: run.content_hash, document: run.document }
+        : {
+            workflowVersion: null,
+            contentHash: contentHash(workflow.document),
+            document: JSON.stringify(workflow.document),
+          };
     const parentKeys = await this.#nodeResults.keysOf(run.id);
     const visits = (checkpoint.values[VISITS_CHANNEL] ?? {}) as Record<string, number>;
     const side_effects = [...workflow.nodes.values()]
@@ -196,6 +214,7 @@ export class RunForkService {
       });
     return {
       run,
+      target,
       checkpoint,
       state,
       rerun,

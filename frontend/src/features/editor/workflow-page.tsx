@@ -1,11 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { useEffect, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { useParams } from "react-router";
 import { PageTitle } from "@/components/page-title";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
+import { createRunStore, RunStoreProvider } from "@/features/run/run-store";
 import { workflowQuery } from "@/features/workflows/workflow-queries";
-import { createDocumentStore, DocumentStoreProvider } from "./document";
+import { reportSessionEnded } from "@/lib/api";
+import { createDocumentStore, DocumentStoreProvider, selectDocument, selectSavedVersion } from "./document";
 import { EditorLayout } from "./layout/editor-layout";
 import { createEditorUiStore, EditorUiProvider } from "./layout/editor-ui-store";
 
@@ -34,8 +36,16 @@ export function WorkflowPage() {
       version: workflow.version,
       document: workflow.document,
     });
-    return { document, ui: createEditorUiStore(), loaded };
+    const run = createRunStore({
+      workflowId: workflow.id,
+      document: () => selectDocument(document.getState()),
+      savedVersion: () => selectSavedVersion(document.getState()),
+      onSessionEnded: () => reportSessionEnded(),
+    });
+    return { document, ui: createEditorUiStore(), run, loaded };
   }, [workflowId]);
+  // The run socket closes with the page (a run goes on on the server).
+  useEffect(() => () => stores?.run.getState().dispose(), [stores]);
   if (!workflow || !stores) return null;
   if (!stores.loaded.ok) {
     const { code, params } = stores.loaded.error;
@@ -52,8 +62,10 @@ export function WorkflowPage() {
   return (
     <DocumentStoreProvider store={stores.document}>
       <EditorUiProvider store={stores.ui}>
-        <PageTitle title={workflow.name} />
-        <EditorLayout workflow={workflow} />
+        <RunStoreProvider store={stores.run}>
+          <PageTitle title={workflow.name} />
+          <EditorLayout workflow={workflow} />
+        </RunStoreProvider>
       </EditorUiProvider>
     </DocumentStoreProvider>
   );

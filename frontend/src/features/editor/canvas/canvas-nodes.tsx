@@ -9,6 +9,7 @@ import { CircleAlertIcon } from "lucide-react";
 import { memo, useCallback, useEffect, useState } from "react";
 import { flushSync } from "react-dom";
 import { useTranslation } from "react-i18next";
+import { NodeRunBadge } from "@/features/run/node-run-badge";
 import { cn } from "@/lib/utils";
 import { type NoteColor, useDispatch } from "../document";
 import type { NoteFlowNode, WorkflowFlowNode } from "./canvas-elements";
@@ -63,6 +64,7 @@ function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>
       data-node-type={node.type}
       data-implicit={implicit ? "true" : undefined}
     >
+      <NodeRunBadge nodeId={id} nodeType={node.type} label={text.runBadge} />
       {node.type !== "start" && (
         <NodeHandle
           live={live}

@@ -3,6 +3,7 @@
 // mount at once when a large workflow opens or a paste lands).
 import type { TFunction } from "i18next";
 import { createContext, useContext } from "react";
+import type { NodeBadge } from "@/features/run/run-trace";
 import type { CompareMark } from "../layout/editor-ui-store";
 
 export interface CanvasText {
@@ -14,6 +15,7 @@ export interface CanvasText {
   outputHandleLabelled(label: string): string;
   problems(count: number): string;
   mark(mark: CompareMark): string;
+  runBadge(badge: NodeBadge): string;
 }
 
 /** The canvas's words in `t`'s language; fixed words are translated once, the rest when asked. */
@@ -35,6 +37,7 @@ export function canvasText(t: TFunction): CanvasText {
     outputHandleLabelled: (label) => t("editor.canvas.outputHandleLabelled", { label }),
     problems: (count) => t("editor.canvas.problems", { count }),
     mark: (mark) => t(`editor.canvas.mark.${mark}`),
+    runBadge: (badge) => t(`run.status.${badge}`),
   };
 }
 

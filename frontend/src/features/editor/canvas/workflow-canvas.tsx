@@ -17,6 +17,7 @@ import {
 import { type DragEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useShallow } from "zustand/react/shallow";
+import { TakenEdgesStyle } from "@/features/run/taken-edges-style";
 import { useTheme } from "@/lib/theme";
 import {
   canConnect,
@@ -297,6 +298,7 @@ function CanvasView() {
           <CanvasMiniMap className="!bg-card" />
           <Controls showInteractive={false} />
         </ReactFlow>
+        <TakenEdgesStyle />
       </CanvasTextContext.Provider>
       {readOnly && preview && (
         <div

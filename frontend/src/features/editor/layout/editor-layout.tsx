@@ -1,3 +1,4 @@
+import { RunPanel } from "@/features/run/run-panel";
 import type { Workflow } from "@/lib/api";
 import { NodePalette } from "../canvas/node-palette";
 import { WorkflowCanvas } from "../canvas/workflow-canvas";
@@ -8,8 +9,8 @@ import { useEditorUi } from "./editor-ui-store";
 
 /**
  * The editor's frame: a header (name, history, save), the node palette on the left, the canvas in
- * the middle and the side panels on the right. The run panel and trace of the next release go in
- * the bottom row, under the canvas, without moving anything else.
+ * the middle and the side panels on the right. The run panel and its trace are in the bottom row,
+ * under the canvas.
  */
 export function EditorLayout({ workflow }: { workflow: Workflow }) {
   // A version preview puts its own read-only store under the canvas; the panels keep the document.
@@ -37,8 +38,9 @@ export function EditorLayout({ workflow }: { workflow: Workflow }) {
       <div className="row-span-2 min-h-0 border-l">
         <EditorSidePanel />
       </div>
-      {/* Bottom row of the middle column: reserved for the run panel and trace. */}
-      <div className="min-w-0" data-testid="editor-bottom-slot" />
+      <div className="min-w-0" data-testid="editor-bottom-slot">
+        <RunPanel workflowId={workflow.id} />
+      </div>
     </div>
   );
 }

@@ -1,0 +1,263 @@
+// Running and debugging from the editor in a browser, against the real studio: the triage example
+// runs with each node's status and output on the canvas and in the trace, a Human form resumes
+// the run, One step walks it superstep by superstep, the state changes name their writers, and a
+// fork starts from a chosen superstep. Both languages where text matters.
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeOpenAI, type FakeServer } from "../backend/test/fake-openai-server.js";
+import { createWorkflow, type Lang, openContext, screenshot, seriousViolations, storeSession } from "./studio.js";
+import { studioSuite } from "./studio-suite.js";
+
+interface Doc {
+  name: string;
+  state: { name: string; type: string; default?: unknown }[];
+  nodes: { id: string; type: string; position: { x: number; y: number }; data: Record<string, unknown> }[];
+  edges: { id: string; source: string; target: string; label?: string }[];
+}
+
+const TRIAGE = JSON.parse(readFileSync(new URL("../examples/triage.json", import.meta.url), "utf8")) as Doc;
+
+const TEXT = {
+  en: {
+    run: "Run",
+    step: "One step",
+    submit: "Send and continue",
+    finished: "finished",
+    waiting: "waiting for a person",
+    required: "is required",
+  },
+  vi: {
+    run: "Chạy",
+    step: "Một bước",
+    submit: "Gửi và chạy tiếp",
+    finished: "đã xong",
+    waiting: "đang chờ người trả lời",
+    required: "là bắt buộc",
+  },
+} as const;
+
+describe("running a workflow from the editor in a browser", () => {
+  // LLM nodes call a local fake OpenAI-compatible server, which counts the calls.
+  const suite = studioSuite({ env: { STUDIO_EGRESS_ALLOW: "127.0.0.1" } });
+  let llm: FakeServer;
+  beforeAll(async () => {
+    llm = await createFakeOpenAI({ reply: () => ({ text: "Hello from the fake model." }) });
+  });
+  afterAll(() => llm.close());
+
+  async function openEditor(document: Doc, lang: Lang, theme: "light" | "dark" = "light") {
+    const workflow = await createWorkflow<{ id: string }>(suite.studio, suite.token, document);
+    const opened = await openContext(suite.browser, { lang, theme });
+    await storeSession(opened.page, suite.studio, suite.token);
+    await opened.page.goto(`${suite.studio.url}/workflows/${workflow.id}`);
+    await opened.page.getByTestId("workflow-title").waitFor();
+    return { ...opened, workflowId: workflow.id };
+  }
+
+  const runStatus = (page: Page) => page.getByTestId("run-status");
+  const nodeStatus = (page: Page, id: string) =>
+    page.getByTestId(`canvas-node-run-${id}`).getAttribute("data-run-status");
+
+  async function waitForStatus(page: Page, status: string) {
+    await page.locator(`[data-testid="run-status"][data-status="${status}"]`).waitFor({ timeout: 60_000 });
+  }
+
+  it.each(["en", "vi"] as const)(
+    "runs the triage example, answers its Human form and shows each node's status and output (%s)",
+    async (lang) => {
+      const { context, page } = await openEditor(TRIAGE, lang, lang === "vi" ? "dark" : "light");
+      try {
+        await page.getByTestId("run-panel-toggle").click();
+        // The canvas is shorter with the panel open: bring every node back into view.
+        await page.locator(".react-flow__controls-fitview").click();
+        await page.getByLabel("message").fill("Urgent: my order arrived broken, I want a refund");
+        await page.getByRole("button", { name: TEXT[lang].run, exact: true }).click();
+        await waitForStatus(page, "waiting");
+        expect(await runStatus(page).textContent()).toBe(TEXT[lang].waiting);
+        expect(await nodeStatus(page, "classify")).toBe("ok");
+        expect(await nodeStatus(page, "approve")).toBe("waiting");
+        const form = page.getByTestId("human-form");
+        await expect.poll(() => form.textContent()).toContain("Urgent message: Urgent: my order arrived broken");
+        await screenshot(page, `run-waiting-${lang}`);
+        // The form is checked as the server checks it: the required answer is missing.
+        await form.getByRole("button", { name: TEXT[lang].submit }).click();
+        await expect
+          .poll(() => form.getByTestId("human-form-problem").first().textContent())
+          .toContain(TEXT[lang].required);
+        await form.getByLabel("approved").check();
+        await form.getByRole("button", { name: TEXT[lang].submit }).click();
+        await waitForStatus(page, "ok");
+        expect(await runStatus(page).textContent()).toBe(TEXT[lang].finished);
+        for (const id of ["start", "classify", "route", "approve", "draft", "end"])
+          expect(await nodeStatus(page, id)).toBe("ok");
+        // The edges the run took are lit; the "normal" branch was not taken.
+        const css = (await page.getByTestId("taken-edges-style").textContent()) ?? "";
+        for (const id of ["e1", "e2", "e3", "e5", "e6"]) expect(css).toContain(`data-id="${id}"`);
+        expect(css).not.toContain(`data-id="e4"`);
+        // The trace lists the visits; a visit shows its output.
+        await page.getByTestId("run-tab-trace").click();
+        await page.getByTestId("trace-visit-draft").click();
+        await expect
+          .poll(() => page.getByTestId("visit-output").textContent())
+          .toContain("Thanks for your message, we will get back to you right away.");
+        await page.getByTestId("trace-visit-classify").click();
+        await expect.poll(() => page.getByTestId("visit-output").textContent()).toContain('"priority": "urgent"');
+        // The state changes name the field, its new value and the node that wrote it.
+        await page.getByTestId("run-tab-state").click();
+        const change = page.getByTestId(/^state-change-\d+-priority$/);
+        await expect.poll(() => change.textContent()).toContain("urgent");
+        expect(await change.textContent()).toContain("Classify");
+        await screenshot(page, `run-finished-${lang}`);
+        expect(await seriousViolations(page)).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  it("walks a run one superstep at a time, then continues it to the end", async () => {
+    const { context, page } = await openEditor(TRIAGE, "en");
+    try {
+      await page.getByTestId("run-panel-toggle").click();
+      await page.locator(".react-flow__controls-fitview").click();
+      await page.getByLabel("message").fill("Where is my parcel?");
+      await page.getByTestId("run-step").click();
+      await waitForStatus(page, "paused");
+      // One superstep ran: Classify, and nothing after it.
+      expect(await nodeStatus(page, "classify")).toBe("ok");
+      expect(await page.getByTestId("canvas-node-run-route").count()).toBe(0);
+      await page.getByTestId("run-step").click();
+      await expect.poll(() => nodeStatus(page, "route")).toBe("ok");
+      await waitForStatus(page, "paused");
+      expect(await page.getByTestId("canvas-node-run-draft").count()).toBe(0);
+      await page.getByTestId("run-continue").click();
+      await waitForStatus(page, "ok");
+      expect(await nodeStatus(page, "draft")).toBe("ok");
+      expect(await nodeStatus(page, "approve")).toBe("skipped");
+      await page.getByTestId("run-tab-trace").click();
+      expect(await page.getByTestId("trace-count").textContent()).toBe("3 node runs");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("fixes a Code node that failed and forks from the step before it without calling the LLM again", async () => {
+    const document: Doc = {
+      name: "Fix and fork",
+      state: [
+        { name: "message", type: "string", default: "hi" },
+        { name: "answer", type: "string" },
+        { name: "shout", type: "string" },
+      ],
+      nodes: [
+        { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: ["message"] } },
+        {
+          id: "reply",
+          type: "llm",
+          position: { x: 250, y: 0 },
+          data: {
+            label: "Reply",
+            provider: "openai",
+            model: "fake",
+            base_url: `${llm.url}`,
+            prompt: "{{state.message}}",
+            output_field: "answer",
+          },
+        },
+        {
+          id: "upper",
+          type: "code",
+          position: { x: 500, y: 0 },
+          data: {
+            label: "Shout",
+            language: "javascript",
+            code: "function main(state) {\n  throw new Error('not written yet');\n}",
+            outputs: ["shout"],
+          },
+        },
+        { id: "end", type: "end", position: { x: 750, y: 0 }, data: { outputs: ["shout"] } },
+      ],
+      edges: [
+        { id: "e1", source: "start", target: "reply" },
+        { id: "e2", source: "reply", target: "upper" },
+        { id: "e3", source: "upper", target: "end" },
+      ],
+    };
+    const calls = llm.requests.length;
+    const { context, page } = await openEditor(document, "en");
+    try {
+      await page.getByTestId("run-panel-toggle").click();
+      await page.locator(".react-flow__controls-fitview").click();
+      await page.getByTestId("run-start").click();
+      await waitForStatus(page, "error");
+      expect(llm.requests.length).toBe(calls + 1);
+      expect(await nodeStatus(page, "reply")).toBe("ok");
+      expect(await nodeStatus(page, "upper")).toBe("error");
+      await page.getByTestId("run-tab-trace").click();
+      await page.getByTestId("trace-visit-reply").click();
+      await expect.poll(() => page.getByTestId("visit-tokens").textContent()).toContain("Hello from the fake model.");
+      await page.getByTestId("trace-visit-upper").click();
+      await expect.poll(() => page.getByTestId("visit-error").textContent()).toContain("not written yet");
+
+      // Fix the node in the editor (not saved), then fork from the step before it.
+      await page.getByTestId("settings-node-picker").selectOption("upper");
+      const code = page.getByTestId("setting-code").locator(".cm-content").first();
+      await code.waitFor();
+      await code.fill("function main(state) {\n  return { shout: state.answer.toUpperCase() };\n}");
+      await page.getByTestId("node-settings").locator("h2").click();
+      await page.getByTestId("visit-fork").click();
+      const dialog = page.getByTestId("fork-dialog");
+      await expect.poll(() => dialog.getByTestId("fork-preview").textContent()).toContain("Runs next: Shout");
+      expect(await dialog.getByTestId("fork-use-current").isChecked()).toBe(true);
+      // The LLM finished before this checkpoint: the fork cannot run it, so it is not offered.
+      expect(await dialog.getByTestId("fork-effect-reply").count()).toBe(0);
+      await screenshot(page, "run-fork-dialog-en");
+      await dialog.getByTestId("fork-start").click();
+      await waitForStatus(page, "ok");
+      expect(await nodeStatus(page, "upper")).toBe("ok");
+      await page.getByTestId("trace-visit-upper").click();
+      await expect.poll(() => page.getByTestId("visit-output").textContent()).toContain("HELLO FROM THE FAKE MODEL.");
+      // The LLM's answer came from the checkpoint: no second call.
+      expect(llm.requests.length).toBe(calls + 1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("reconnects a lost socket and follows the run from the last event it had, with no gap or repeat", async () => {
+    const { context, page } = await openEditor(TRIAGE, "en");
+    let connections = 0;
+    // The page's socket goes through a proxy that drops the first connection after the first node finishes.
+    await page.routeWebSocket(/\/ws\/run/, (socket) => {
+      const server = socket.connectToServer();
+      connections++;
+      if (connections > 1) return;
+      server.onMessage((message) => {
+        socket.send(message);
+        if (String(message).includes('"node_finished"')) {
+          socket.close({ code: 4000, reason: "dropped" });
+          server.close();
+        }
+      });
+    });
+    try {
+      await page.getByTestId("run-panel-toggle").click();
+      await page.getByLabel("message").fill("Where is my parcel?");
+      await page.getByTestId("run-start").click();
+      await waitForStatus(page, "ok");
+      expect(connections).toBe(2);
+      await page.getByTestId("run-tab-trace").click();
+      // Classify, Urgent? and Draft reply, each once.
+      expect(await page.getByTestId("trace-count").textContent()).toBe("3 node runs");
+      for (const id of ["classify", "route", "draft"])
+        expect(await page.getByTestId(`trace-visit-${id}`).count()).toBe(1);
+      await page.getByTestId("trace-visit-draft").click();
+      await expect
+        .poll(() => page.getByTestId("visit-output").textContent())
+        .toContain("we will get back to you soon.");
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,61 @@
+// A node's part in the run shown in the panel: a ring in the status colour and a badge with the
+// status and duration. It subscribes to the run store by itself, so an event re-renders the one
+// node it concerns, not the canvas or the node's drawing.
+import { useStore } from "zustand";
+import { createStore } from "zustand/vanilla";
+import { cn } from "@/lib/utils";
+import { formatDuration } from "./run-format";
+import { useOptionalRunStore } from "./run-store";
+import { type NodeBadge, nodeBadge } from "./run-trace";
+
+const NO_RUN = createStore(() => ({ trace: null }));
+
+export const BADGE_CLASSES: Record<NodeBadge, { ring: string; pill: string }> = {
+  running: { ring: "ring-sky-500 animate-pulse", pill: "bg-sky-700 text-white" },
+  ok: { ring: "ring-emerald-500", pill: "bg-emerald-700 text-white" },
+  error: { ring: "ring-red-600", pill: "bg-red-700 text-white" },
+  waiting: { ring: "ring-amber-500", pill: "bg-amber-500 text-black" },
+  reused: { ring: "ring-violet-500", pill: "bg-violet-700 text-white" },
+  pinned: { ring: "ring-indigo-500", pill: "bg-indigo-700 text-white" },
+  skipped: { ring: "ring-transparent", pill: "bg-muted text-muted-foreground" },
+};
+
+export function NodeRunBadge({
+  nodeId,
+  nodeType,
+  label,
+}: {
+  nodeId: string;
+  nodeType: string;
+  label(badge: NodeBadge): string;
+}) {
+  const store = useOptionalRunStore() ?? NO_RUN;
+  // Selected as the visit (a new object only when this node's visit changes) and the badge text.
+  const visit = useStore(store, (s) => s.trace?.latest.get(nodeId) ?? null);
+  const badge = useStore(store, (s) => (s.trace ? nodeBadge(s.trace, nodeId, nodeType) : null));
+  if (!badge) return null;
+  const duration = visit?.durationMs != null ? formatDuration(visit.durationMs) : null;
+  return (
+    <>
+      <div
+        aria-hidden
+        className={cn(
+          "pointer-events-none absolute -inset-1 rounded-xl ring-2",
+          BADGE_CLASSES[badge].ring,
+          badge === "skipped" && "opacity-0",
+        )}
+      />
+      <div
+        className={cn(
+          "canvas-detail absolute -top-3 right-2 flex items-center gap-1 rounded-full px-2 py-0.5 text-[10px] font-medium shadow-sm",
+          BADGE_CLASSES[badge].pill,
+        )}
+        data-testid={`canvas-node-run-${nodeId}`}
+        data-run-status={badge}
+      >
+        <span>{label(badge)}</span>
+        {duration && <span className="tabular-nums">· {duration}</span>}
+      </div>
+    </>
+  );
+}

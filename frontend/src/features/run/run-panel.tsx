@@ -1,0 +1,288 @@
+// The run panel under the canvas: the input, Run / One step / Continue / Cancel, the run's status
+// (announced to screen readers), a waiting run's form, the trace and the state changes, and the
+// details of the visit picked in the trace. The canvas shows the same run on its nodes and edges.
+import { ChevronDownIcon, ChevronUpIcon, PlayIcon, SkipForwardIcon, SquareIcon, StepForwardIcon } from "lucide-react";
+import { Tabs } from "radix-ui";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "@/components/ui/button";
+import { api } from "@/lib/api";
+import { cn } from "@/lib/utils";
+import { selectDocument, selectIsDirty, selectSavedVersion, useDocument } from "../editor/document";
+import { ForkDialog, type ForkTarget } from "./fork-dialog";
+import { HumanForm } from "./human-form";
+import type { FormProblem } from "./human-form-check";
+import { runErrorText } from "./run-error-text";
+import { draftFrom, inputFields, RunInputForm, readInput } from "./run-input-form";
+import { readInputHistory, rememberInput } from "./run-input-history";
+import { type RunTab, useRun, useRunStore } from "./run-store";
+import type { RunStep } from "./run-types";
+import { StateChangesView } from "./state-changes-view";
+import { TraceList } from "./trace-list";
+import { VisitDetails } from "./visit-details";
+
+const ACTIVE = new Set(["queued", "running"]);
+const TABS: RunTab[] = ["input", "trace", "state"];
+
+export function RunPanel({ workflowId }: { workflowId: string }) {
+  const { t } = useTranslation();
+  const store = useRunStore();
+  const document = useDocument(selectDocument);
+  const savedVersion = useDocument(selectSavedVersion);
+  const dirty = useDocument(selectIsDirty);
+  const status = useRun((s) => s.trace?.status ?? null);
+  const runId = useRun((s) => s.trace?.runId ?? null);
+  const waiting = useRun((s) => s.trace?.waiting ?? null);
+  const runError = useRun((s) => (s.trace && !ACTIVE.has(s.trace.status) ? s.trace.error : null));
+  const pending = useRun((s) => s.pending);
+  const connection = useRun((s) => s.connection);
+  const actionError = useRun((s) => s.actionError);
+  const tab = useRun((s) => s.tab);
+  const [expanded, setExpanded] = useState(false);
+  const [source, setSource] = useState<"auto" | "draft" | "saved">("auto");
+  const [history, setHistory] = useState(() => readInputHistory(workflowId));
+  const fields = useMemo(() => {
+    const start = document.nodes.find((n) => n.type === "start");
+    return inputFields(document.state, start?.data.inputs);
+  }, [document]);
+  const [draft, setDraft] = useState(() => draftFrom(fields, history[0] ?? {}));
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const [forkTarget, setForkTarget] = useState<ForkTarget | null>(null);
+  const labels = useMemo(
+    () =>
+      new Map(
+        document.nodes.map((n) => [n.id, typeof n.data.label === "string" && n.data.label ? n.data.label : n.id]),
+      ),
+    [document],
+  );
+  const labelOf = useCallback((nodeId: string) => labels.get(nodeId) ?? nodeId, [labels]);
+  const chosenSource = source === "auto" ? (dirty || savedVersion === null ? "draft" : "saved") : source;
+  const active = status !== null && ACTIVE.has(status);
+
+  const run = useCallback(
+    (mode: "full" | "step") => {
+      const read = readInput(fields, draft);
+      setExpanded(true);
+      if (!read.ok) {
+        setProblems(read.problems);
+        store.getState().setTab("input");
+        return;
+      }
+      setProblems({});
+      setHistory(rememberInput(workflowId, read.input));
+      store.getState().start({ source: chosenSource, input: read.input, mode });
+    },
+    [fields, draft, store, workflowId, chosenSource],
+  );
+
+  // Ctrl/⌘+Enter runs, as in n8n, Dify and Sim.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.defaultPrevented) return;
+      if (active || pending) return;
+      event.preventDefault();
+      run("full");
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [run, active, pending]);
+
+  const openFork = useCallback(
+    async (superstep: number) => {
+      if (!runId) return;
+      const steps = await api.runSteps<RunStep>(runId);
+      const step = steps.find((s) => s.superstep === superstep && s.state);
+      if (step?.state) setForkTarget({ runId, superstep, state: step.state });
+    },
+    [runId],
+  );
+
+  const humanProblems: FormProblem[] =
+    actionError?.code === "HUMAN_INPUT_INVALID" && Array.isArray(actionError.details)
+      ? (actionError.details as FormProblem[])
+      : [];
+
+  return (
+    <section
+      className="flex min-h-0 flex-col border-t bg-background"
+      data-testid="run-panel"
+      aria-label={t("run.panel")}
+    >
+      <div className="flex flex-wrap items-center gap-2 px-3 py-1.5">
+        <Button
+          variant="ghost"
+          size="sm"
+          className="h-7 px-2"
+          onClick={() => setExpanded((e) => !e)}
+          aria-expanded={expanded}
+          data-testid="run-panel-toggle"
+        >
+          {expanded ? <ChevronDownIcon aria-hidden /> : <ChevronUpIcon aria-hidden />}
+          {t("run.panel")}
+        </Button>
+        <select
+          aria-label={t("run.source.label")}
+          className="h-7 rounded-md border bg-background px-2 text-xs"
+          value={chosenSource}
+          onChange={(event) => setSource(event.target.value as "draft" | "saved")}
+          data-testid="run-source"
+        >
+          <option value="draft">{t("run.source.draft")}</option>
+          {savedVersion !== null && <option value="saved">{t("run.source.saved", { version: savedVersion })}</option>}
+        </select>
+        <Button
+          size="sm"
+          className="h-7"
+          onClick={() => run("full")}
+          disabled={active || pending}
+          data-testid="run-start"
+          title={t("run.actions.runHint")}
+        >
+          <PlayIcon aria-hidden />
+          {t("run.actions.run")}
+        </Button>
+        <Button
+          variant="outline"
+          size="sm"
+          className="h-7"
+          onClick={() => (status === "paused" ? store.getState().continueRun() : run("step"))}
+          disabled={active || pending}
+          data-testid="run-step"
+        >
+          <StepForwardIcon aria-hidden />
+          {t("run.actions.step")}
+        </Button>
+        {status === "paused" && (
+          <Button
+            variant="outline"
+            size="sm"
+            className="h-7"
+            onClick={() => store.getState().continueToEnd()}
+            disabled={pending}
+            data-testid="run-continue"
+          >
+            <SkipForwardIcon aria-hidden />
+            {t("run.actions.continue")}
+          </Button>
+        )}
+        {status !== null && (active || status === "waiting" || status === "paused") && (
+          <Button
+            variant="outline"
+            size="sm"
+            className="h-7"
+            onClick={() => store.getState().cancel()}
+            data-testid="run-cancel"
+          >
+            <SquareIcon aria-hidden />
+            {t("run.actions.cancel")}
+          </Button>
+        )}
+        <div className="ml-auto flex items-center gap-2 text-xs">
+          {connection === "reconnecting" && (
+            <span className="text-amber-700 dark:text-amber-300" data-testid="run-reconnecting">
+              {t("run.connection.reconnecting")}
+            </span>
+          )}
+          {status && (
+            <span
+              className={cn(
+                "rounded-full px-2 py-0.5 font-medium",
+                status === "ok" && "bg-emerald-700 text-white",
+                status === "error" && "bg-red-700 text-white",
+                (status === "waiting" || status === "paused") && "bg-amber-500 text-black",
+                ACTIVE.has(status) && "bg-sky-700 text-white",
+                ["cancelled", "timeout", "expired"].includes(status) && "bg-muted",
+              )}
+              data-testid="run-status"
+              data-status={status}
+            >
+              {t(`run.runStatus.${status}`)}
+            </span>
+          )}
+        </div>
+        <div className="sr-only" aria-live="polite" data-testid="run-announcer">
+          {status ? t("run.announce", { status: t(`run.runStatus.${status}`) }) : ""}
+        </div>
+      </div>
+      {actionError && actionError.code !== "HUMAN_INPUT_INVALID" && (
+        <p
+          className="border-t bg-destructive/10 px-3 py-1 text-sm text-destructive"
+          role="alert"
+          data-testid="run-action-error"
+        >
+          {runErrorText(t, actionError)}
+          {Array.isArray(actionError.details) &&
+            (actionError.details as { code?: string; message?: string; node_id?: string }[])
+              .filter((d) => typeof d?.code === "string")
+              .map((d, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: the problems are a fixed list
+                <span key={i} className="block text-xs">
+                  {d.node_id ? `${labelOf(d.node_id)}: ` : ""}
+                  {t(`errors.${d.code}`, { defaultValue: d.message ?? d.code })}
+                </span>
+              ))}
+        </p>
+      )}
+      {expanded && (
+        <div className="grid h-[min(20rem,45dvh)] min-h-0 grid-cols-[minmax(0,1fr)_minmax(0,1fr)] border-t">
+          <div className="flex min-h-0 flex-col border-r">
+            {runError && (
+              <p className="border-b px-3 py-1 text-sm text-destructive" data-testid="run-error">
+                {runErrorText(t, runError)}
+              </p>
+            )}
+            <Tabs.Root
+              value={tab}
+              onValueChange={(v) => store.getState().setTab(v as RunTab)}
+              className="flex min-h-0 flex-1 flex-col"
+            >
+              <Tabs.List aria-label={t("run.tabs.label")} className="flex gap-1 border-b px-2 py-1">
+                {TABS.map((name) => (
+                  <Tabs.Trigger
+                    key={name}
+                    value={name}
+                    data-testid={`run-tab-${name}`}
+                    className="rounded-md px-2 py-0.5 text-xs font-medium text-muted-foreground outline-none hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/60 data-[state=active]:bg-accent data-[state=active]:text-accent-foreground"
+                  >
+                    {t(`run.tabs.${name}`)}
+                  </Tabs.Trigger>
+                ))}
+              </Tabs.List>
+              <Tabs.Content value="input" className="min-h-0 flex-1 overflow-y-auto outline-none">
+                <RunInputForm fields={fields} draft={draft} onChange={setDraft} problems={problems} history={history} />
+              </Tabs.Content>
+              <Tabs.Content value="trace" className="min-h-0 flex-1 outline-none">
+                <TraceList labelOf={labelOf} />
+              </Tabs.Content>
+              <Tabs.Content value="state" className="min-h-0 flex-1 overflow-y-auto outline-none">
+                <StateChangesView stateSchema={document.state} labelOf={labelOf} onFork={openFork} />
+              </Tabs.Content>
+            </Tabs.Root>
+          </div>
+          <div className="min-h-0 overflow-y-auto">
+            {waiting && (
+              <HumanForm
+                key={`${runId}:${waiting.node_id}`}
+                request={waiting}
+                pending={pending}
+                serverProblems={humanProblems}
+                onSubmit={(input) => store.getState().resume(input)}
+              />
+            )}
+            <VisitDetails labelOf={labelOf} onFork={openFork} />
+          </div>
+        </div>
+      )}
+      <ForkDialog
+        target={forkTarget}
+        labelOf={labelOf}
+        currentDocument={() => document}
+        onOpenChange={(open) => !open && setForkTarget(null)}
+        onForked={(forked) => {
+          setForkTarget(null);
+          store.getState().openRun(forked.id, forked.status);
+        }}
+      />
+    </section>
+  );
+}

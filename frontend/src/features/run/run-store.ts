@@ -1,0 +1,191 @@
+// The run panel's store, one per open editor: the run being shown, its trace, the socket's state and
+// what the panel has selected. Events go into the trace as they arrive (so the seq to follow from
+// after a reconnect is always exact); views hear about them once per frame.
+import { createContext, createElement, type ReactNode, useContext } from "react";
+import { useStore } from "zustand";
+import { createStore, type StoreApi } from "zustand/vanilla";
+import { getSession } from "@/lib/session";
+import { type ConnectionState, RunConnection, type RunConnectionOptions, runSocketUrl } from "./run-connection";
+import { applyEvents, createTrace, type EdgeLike, type RunTrace, type TraceGraph, traceGraph } from "./run-trace";
+import type { EventError, RunEvent, RunStatus } from "./run-types";
+
+export type RunTab = "input" | "trace" | "state";
+
+export interface StartRequest {
+  /** The saved version, or the document as the editor has it now (saved or not). */
+  source: "saved" | "draft";
+  input: Record<string, unknown>;
+  mode: "full" | "step";
+}
+
+export interface RunPanelState {
+  connection: ConnectionState | "idle";
+  trace: RunTrace | null;
+  /** Changes whenever the trace does (the trace itself is changed in place). */
+  revision: number;
+  /** A request was sent and its answer has not come. */
+  pending: boolean;
+  actionError: EventError | null;
+  selectedVisit: number | null;
+  tab: RunTab;
+  start(request: StartRequest): void;
+  /** Runs the next superstep of a paused run. */
+  continueRun(): void;
+  /** Continues a paused run superstep after superstep until it ends or waits. */
+  continueToEnd(): void;
+  resume(input: Record<string, unknown>): void;
+  cancel(): void;
+  /** Shows an existing run (a fork, a run from the runs page) and follows it. */
+  openRun(runId: string, status?: RunStatus): void;
+  selectVisit(index: number | null): void;
+  setTab(tab: RunTab): void;
+  clearError(): void;
+  dispose(): void;
+}
+
+export interface RunStoreDeps {
+  workflowId: string;
+  /** The document to run as a draft, and whose edges the trace lights. */
+  document(): { nodes: { id: string; type: string }[]; edges: EdgeLike[] } & Record<string, unknown>;
+  savedVersion(): number | null;
+  onSessionEnded(): void;
+  connection?: Partial<Pick<RunConnectionOptions, "url" | "WebSocket" | "retryDelayMs" | "token">>;
+  /** Schedules the views' update; the default is the next animation frame. */
+  schedule?(flush: () => void): void;
+}
+
+export type RunStore = StoreApi<RunPanelState>;
+
+const nextFrame = (flush: () => void) =>
+  typeof requestAnimationFrame === "function" ? requestAnimationFrame(flush) : setTimeout(flush, 16);
+
+export function createRunStore(deps: RunStoreDeps): RunStore {
+  let graph: TraceGraph = traceGraph([]);
+  let flushing = false;
+  let continuing = false;
+  const schedule = deps.schedule ?? nextFrame;
+
+  const store = createStore<RunPanelState>()((set, get) => {
+    const notify = () => {
+      if (flushing) return;
+      flushing = true;
+      schedule(() => {
+        flushing = false;
+        const trace = get().trace;
+        if (!trace) return;
+        const ended = ["ok", "error", "cancelled", "timeout", "expired", "waiting", "paused"].includes(trace.status);
+        set({ revision: trace.revision, ...(ended ? { pending: false } : {}) });
+      });
+    };
+
+    const showRun = (runId: string, status: RunStatus) => {
+      const previous = get().trace;
+      if (previous && previous.runId !== runId) connection.forget(previous.runId);
+      const { edges, nodes } = deps.document();
+      graph = traceGraph(edges, nodes);
+      const trace = createTrace(runId, status);
+      set({ trace, revision: trace.revision, selectedVisit: null, tab: "trace" });
+    };
+
+    const connection = new RunConnection({
+      url: deps.connection?.url ?? (typeof location === "undefined" ? "" : runSocketUrl(location)),
+      token: deps.connection?.token ?? (() => getSession()?.token ?? null),
+      WebSocket: deps.connection?.WebSocket,
+      retryDelayMs: deps.connection?.retryDelayMs,
+      lastSeq: (runId) => (get().trace?.runId === runId ? (get().trace?.lastSeq ?? 0) : 0),
+      onStarted: (runId) => {
+        showRun(runId, "queued");
+        set({ pending: true });
+      },
+      onEvent: (event: RunEvent) => {
+        const trace = get().trace;
+        if (!trace || !applyEvents(trace, [event], graph)) return;
+        notify();
+        if (event.type === "run_paused" && continuing) connection.send({ type: "continue", run_id: trace.runId });
+        else if (event.type === "run_finished" || event.type === "run_waiting") continuing = false;
+      },
+      onError: (error) => {
+        continuing = false;
+        set({ actionError: error, pending: false });
+      },
+      onState: (state) => set({ connection: state }),
+      onSessionEnded: deps.onSessionEnded,
+    });
+
+    const ownRun = () => get().trace?.runId;
+
+    return {
+      connection: "idle",
+      trace: null,
+      revision: 0,
+      pending: false,
+      actionError: null,
+      selectedVisit: null,
+      tab: "input",
+      start: ({ source, input, mode }) => {
+        continuing = false;
+        set({ pending: true, actionError: null });
+        const version = deps.savedVersion();
+        if (source === "saved" && version !== null)
+          connection.send({ type: "start", workflow_id: deps.workflowId, version, input, mode });
+        else connection.send({ type: "start_document", document: deps.document(), input, mode });
+      },
+      continueRun: () => {
+        const runId = ownRun();
+        if (!runId) return;
+        continuing = false;
+        set({ pending: true, actionError: null });
+        connection.send({ type: "continue", run_id: runId });
+      },
+      continueToEnd: () => {
+        const runId = ownRun();
+        if (!runId) return;
+        continuing = true;
+        set({ pending: true, actionError: null });
+        connection.send({ type: "continue", run_id: runId });
+      },
+      resume: (input) => {
+        const runId = ownRun();
+        if (!runId) return;
+        set({ pending: true, actionError: null });
+        connection.send({ type: "resume", run_id: runId, input });
+      },
+      cancel: () => {
+        const runId = ownRun();
+        if (!runId) return;
+        set({ actionError: null });
+        connection.send({ type: "cancel", run_id: runId });
+      },
+      openRun: (runId, status = "queued") => {
+        showRun(runId, status);
+        connection.follow(runId, 0);
+      },
+      selectVisit: (selectedVisit) => set({ selectedVisit }),
+      setTab: (tab) => set({ tab }),
+      clearError: () => set({ actionError: null }),
+      dispose: () => connection.close(),
+    };
+  });
+  return store;
+}
+
+const RunStoreContext = createContext<RunStore | null>(null);
+
+export function RunStoreProvider({ store, children }: { store: RunStore; children: ReactNode }) {
+  return createElement(RunStoreContext.Provider, { value: store }, children);
+}
+
+export function useRunStore(): RunStore {
+  const store = useContext(RunStoreContext);
+  if (!store) throw new Error("useRun needs a RunStoreProvider above it");
+  return store;
+}
+
+/** The run store if there is one (a version preview canvas outside the editor has none). */
+export function useOptionalRunStore(): RunStore | null {
+  return useContext(RunStoreContext);
+}
+
+export function useRun<T>(selector: (state: RunPanelState) => T): T {
+  return useStore(useRunStore(), selector);
+}

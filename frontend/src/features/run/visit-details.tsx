@@ -1,0 +1,100 @@
+// One node visit of the trace: status, duration, iteration, its input (the state before its
+// superstep), output, error, the LLM tokens as they stream, and whether its result was reused.
+import { GitForkIcon } from "lucide-react";
+import { useTranslation } from "react-i18next";
+import { Button } from "@/components/ui/button";
+import { runErrorText } from "./run-error-text";
+import { formatDuration, jsonText } from "./run-format";
+import { useRunSteps } from "./run-queries";
+import { useRun } from "./run-store";
+import { badgeOfVisit } from "./trace-list";
+
+function Section({ title, children, testId }: { title: string; children: React.ReactNode; testId?: string }) {
+  return (
+    <section className="grid gap-1" data-testid={testId}>
+      <h4 className="text-xs font-medium text-muted-foreground">{title}</h4>
+      {children}
+    </section>
+  );
+}
+
+const PRE = "max-h-48 overflow-auto whitespace-pre-wrap break-all rounded-md border bg-muted/40 p-2 font-mono text-xs";
+
+export function VisitDetails({
+  labelOf,
+  onFork,
+}: {
+  labelOf(nodeId: string): string;
+  onFork(superstep: number): void;
+}) {
+  const { t } = useTranslation();
+  const index = useRun((s) => s.selectedVisit);
+  const visit = useRun((s) => (s.selectedVisit === null ? null : (s.trace?.visits[s.selectedVisit] ?? null)));
+  const ended = useRun((s) => !!s.trace && !["queued", "running"].includes(s.trace.status));
+  const steps = useRunSteps(visit !== null);
+  if (index === null || !visit) return <p className="p-3 text-sm text-muted-foreground">{t("run.details.pick")}</p>;
+  const badge = badgeOfVisit(visit);
+  const before = steps.data?.filter((s) => s.superstep < visit.superstep && s.state).at(-1);
+  return (
+    <div className="grid gap-3 p-3" data-testid="visit-details" data-node-id={visit.nodeId}>
+      <div className="flex flex-wrap items-center gap-2">
+        <h3 className="text-sm font-semibold">{labelOf(visit.nodeId)}</h3>
+        <span className="text-xs text-muted-foreground">{visit.nodeId}</span>
+        <span className="rounded-full bg-muted px-2 py-0.5 text-xs" data-testid="visit-status">
+          {t(`run.status.${badge}`)}
+        </span>
+        {visit.durationMs !== null && <span className="text-xs tabular-nums">{formatDuration(visit.durationMs)}</span>}
+        <span className="text-xs text-muted-foreground">
+          {t("run.trace.superstep", { superstep: visit.superstep })}
+          {visit.iteration.includes(".") &&
+            ` · ${t("run.trace.iteration", { iteration: visit.iteration.split(".")[1] })}`}
+        </span>
+        {ended && visit.superstep > 0 && (
+          <Button
+            variant="outline"
+            size="sm"
+            className="ml-auto h-7"
+            onClick={() => onFork(visit.superstep - 1)}
+            data-testid="visit-fork"
+            title={t("run.fork.fromBeforeHint")}
+          >
+            <GitForkIcon aria-hidden />
+            {t("run.fork.fromBefore")}
+          </Button>
+        )}
+      </div>
+      {visit.reused && <p className="text-xs text-violet-700 dark:text-violet-300">{t("run.details.reused")}</p>}
+      {visit.pinned && <p className="text-xs text-indigo-700 dark:text-indigo-300">{t("run.details.pinned")}</p>}
+      {visit.error && (
+        <Section title={t("run.details.error")} testId="visit-error">
+          <p className="text-sm text-destructive">{runErrorText(t, visit.error)}</p>
+          {visit.error.message && <pre className={PRE}>{visit.error.message}</pre>}
+        </Section>
+      )}
+      {visit.tokens && (
+        <Section title={t("run.details.tokens")} testId="visit-tokens">
+          <pre className={PRE}>{visit.tokens}</pre>
+        </Section>
+      )}
+      {visit.usage && (
+        <p className="text-xs text-muted-foreground">
+          {t("run.details.usage", { input: visit.usage.input_tokens, output: visit.usage.output_tokens })}
+        </p>
+      )}
+      {visit.output && (
+        <Section title={t("run.details.output")} testId="visit-output">
+          <pre className={PRE}>{jsonText(visit.output)}</pre>
+        </Section>
+      )}
+      <Section title={t("run.details.input")} testId="visit-input">
+        {before?.state ? (
+          <pre className={PRE}>{jsonText(before.state)}</pre>
+        ) : (
+          <p className="text-xs text-muted-foreground">
+            {steps.isFetching ? t("common.loading") : t("run.details.noInput")}
+          </p>
+        )}
+      </Section>
+    </div>
+  );
+}
