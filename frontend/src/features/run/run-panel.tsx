@@ -6,12 +6,13 @@ import { Tabs } from "radix-ui";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "@/components/ui/button";
-import { api } from "@/lib/api";
+import { api, type Workflow } from "@/lib/api";
 import { cn } from "@/lib/utils";
 import { selectDocument, selectIsDirty, selectSavedVersion, useDocument } from "../editor/document";
 import { ForkDialog, type ForkTarget } from "./fork-dialog";
 import { HumanForm } from "./human-form";
 import type { FormProblem } from "./human-form-check";
+import { useRunFromUrl } from "./open-run-from-url";
 import { runErrorText } from "./run-error-text";
 import { draftFrom, inputFields, RunInputForm, readInput } from "./run-input-form";
 import { readInputHistory, rememberInput } from "./run-input-history";
@@ -24,8 +25,10 @@ import { VisitDetails } from "./visit-details";
 const ACTIVE = new Set(["queued", "running"]);
 const TABS: RunTab[] = ["input", "trace", "state"];
 
-export function RunPanel({ workflowId }: { workflowId: string }) {
+export function RunPanel({ workflow }: { workflow: Workflow }) {
   const { t } = useTranslation();
+  const workflowId = workflow.id;
+  useRunFromUrl(workflow);
   const store = useRunStore();
   const document = useDocument(selectDocument);
   const savedVersion = useDocument(selectSavedVersion);
@@ -38,7 +41,8 @@ export function RunPanel({ workflowId }: { workflowId: string }) {
   const connection = useRun((s) => s.connection);
   const actionError = useRun((s) => s.actionError);
   const tab = useRun((s) => s.tab);
-  const [expanded, setExpanded] = useState(false);
+  const expanded = useRun((s) => s.expanded);
+  const setExpanded = useRun((s) => s.setExpanded);
   const [source, setSource] = useState<"auto" | "draft" | "saved">("auto");
   const [history, setHistory] = useState(() => readInputHistory(workflowId));
   const fields = useMemo(() => {
@@ -72,7 +76,7 @@ export function RunPanel({ workflowId }: { workflowId: string }) {
       setHistory(rememberInput(workflowId, read.input));
       store.getState().start({ source: chosenSource, input: read.input, mode });
     },
-    [fields, draft, store, workflowId, chosenSource],
+    [fields, draft, store, workflowId, chosenSource, setExpanded],
   );
 
   // Ctrl/⌘+Enter runs, as in n8n, Dify and Sim.
@@ -113,7 +117,7 @@ export function RunPanel({ workflowId }: { workflowId: string }) {
           variant="ghost"
           size="sm"
           className="h-7 px-2"
-          onClick={() => setExpanded((e) => !e)}
+          onClick={() => setExpanded(!expanded)}
           aria-expanded={expanded}
           data-testid="run-panel-toggle"
         >

@@ -28,6 +28,8 @@ export interface RunPanelState {
   actionError: EventError | null;
   selectedVisit: number | null;
   tab: RunTab;
+  /** The panel shows its body (not only its toolbar). */
+  expanded: boolean;
   start(request: StartRequest): void;
   /** Runs the next superstep of a paused run. */
   continueRun(): void;
@@ -39,6 +41,7 @@ export interface RunPanelState {
   openRun(runId: string, status?: RunStatus): void;
   selectVisit(index: number | null): void;
   setTab(tab: RunTab): void;
+  setExpanded(expanded: boolean): void;
   clearError(): void;
   dispose(): void;
 }
@@ -84,7 +87,7 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
       const { edges, nodes } = deps.document();
       graph = traceGraph(edges, nodes);
       const trace = createTrace(runId, status);
-      set({ trace, revision: trace.revision, selectedVisit: null, tab: "trace" });
+      set({ trace, revision: trace.revision, selectedVisit: null, tab: "trace", expanded: true });
     };
 
     const connection = new RunConnection({
@@ -122,6 +125,7 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
       actionError: null,
       selectedVisit: null,
       tab: "input",
+      expanded: false,
       start: ({ source, input, mode }) => {
         continuing = false;
         set({ pending: true, actionError: null });
@@ -162,6 +166,7 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
       },
       selectVisit: (selectedVisit) => set({ selectedVisit }),
       setTab: (tab) => set({ tab }),
+      setExpanded: (expanded) => set({ expanded }),
       clearError: () => set({ actionError: null }),
       dispose: () => connection.close(),
     };

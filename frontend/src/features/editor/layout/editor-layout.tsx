@@ -39,7 +39,7 @@ export function EditorLayout({ workflow }: { workflow: Workflow }) {
         <EditorSidePanel />
       </div>
       <div className="min-w-0" data-testid="editor-bottom-slot">
-        <RunPanel workflowId={workflow.id} />
+        <RunPanel workflow={workflow} />
       </div>
     </div>
   );
