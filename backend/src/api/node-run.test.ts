@@ -4,6 +4,7 @@
 // the reducers and its duration; the past run left exactly as it was; every bad input refused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalWorkflow, at, edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
+import { createFakeOpenAI, type FakeServer } from "../../test/fake-openai-server.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 const state = [
@@ -29,6 +30,7 @@ describe("runs: one node on a chosen state", () => {
   let owner: Session;
   let other: Session;
   let receiver: Receiver;
+  let llm: FakeServer;
   let workflowId: string;
   let runId: string;
   let runRows: string;
@@ -94,7 +96,18 @@ describe("runs: one node on a chosen state", () => {
       if (request.path === "/fail") return { status: 500, json: { down: true } };
       return { json: { path: request.path } };
     });
-    studio = await startTestStudio({ STUDIO_ALLOW_SIGNUP: "1", STUDIO_EGRESS_ALLOW: "127.0.0.1" });
+    llm = await createFakeOpenAI({
+      reply: (request) => ({
+        text: `echo ${request.body.messages.at(-1).content}`,
+        usage: { input_tokens: 7, output_tokens: 3 },
+      }),
+    });
+    studio = await startTestStudio({
+      STUDIO_ALLOW_SIGNUP: "1",
+      STUDIO_EGRESS_ALLOW: "127.0.0.1",
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "sk-test-key",
+    });
     await studio.container.runs.start(60_000);
     owner = await setupOwner(studio);
     other = await registerMember(studio, "other@example.com");
@@ -117,6 +130,7 @@ describe("runs: one node on a chosen state", () => {
   afterAll(async () => {
     await studio.close();
     await receiver.close();
+    await llm.close();
   });
 
   it("runs one node on a past run's superstep without running anything upstream, and writes nothing", async () => {
@@ -221,6 +235,37 @@ describe("runs: one node on a chosen state", () => {
     });
     expect(failed.json().data.error.message).toEqual(expect.any(String));
     expect(calls("/fail")).toBe(before + 1);
+  });
+
+  it("runs an LLM node alone: one call to the model, its answer and token usage", async () => {
+    const document = {
+      name: "ask",
+      state: [
+        { name: "topic", type: "string" },
+        { name: "answer", type: "string" },
+      ],
+      nodes: [
+        {
+          id: "ask",
+          type: "llm",
+          position: at,
+          data: { model: "gpt-test", prompt: "Tell me about {{state.topic}}", output_field: "answer" },
+        },
+      ],
+      edges: [edge("start", "ask")],
+    };
+    const before = llm.requests.length;
+    const response = await runNode({ document, node_id: "ask", state: { topic: "pins" } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({
+      node_type: "llm",
+      status: "ok",
+      output: { answer: "echo Tell me about pins" },
+      state: { topic: "pins", answer: "echo Tell me about pins" },
+      usage: { input_tokens: 7, output_tokens: 3 },
+      error: null,
+    });
+    expect(llm.requests.length).toBe(before + 1);
   });
 
   it("refuses bad input with its code, and runs nothing", async () => {

@@ -3,7 +3,7 @@
 // pinned nodes. A bad pin refuses the start and nothing runs. Hooks and schedules take no pins.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { at, edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
+import { approvalWorkflow, at, edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 interface Message {
@@ -127,6 +127,8 @@ describe("runs: pinned outputs in editor runs", () => {
       ["t2", false],
     ]);
     expect(finished[0].data.output).toEqual({ doubled: { result: 100 } });
+    const listed = (await api("GET", "/api/runs?limit=200")).json().data;
+    expect(listed.find((item: { id: string }) => item.id === started.run_id)).toMatchObject({ pinned_nodes: ["t1"] });
     // The node ledger holds only what was called.
     const ledger = await studio.container.database.db
       .selectFrom("node_results")
@@ -134,6 +136,21 @@ describe("runs: pinned outputs in editor runs", () => {
       .where("run_id", "=", started.run_id as string)
       .execute();
     expect(ledger.map((row) => row.key.split(":")[1])).toEqual(["t2"]);
+  });
+
+  it("pins a Human node's answer: the run does not wait for a person", async () => {
+    const started = await start({
+      type: "start_document",
+      document: approvalWorkflow(),
+      pins: { ask: { answer: { ok: true } } },
+    });
+    await studio.container.runs.idle();
+    expect((await api("GET", `/api/runs/${started.run_id}`)).json().data).toMatchObject({
+      status: "ok",
+      pinned_nodes: ["ask"],
+      waiting: null,
+      state: { answer: { ok: true } },
+    });
   });
 
   it("runs without pins as before, and records no pinned nodes", async () => {

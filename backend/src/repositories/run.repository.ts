@@ -381,6 +381,7 @@ export class RunRepository {
         "metrics",
         "parent_run_id",
         "parent_checkpoint_id",
+        "pins",
         "created_at",
         "started_at",
         "finished_at",

@@ -69,7 +69,7 @@ export function toRunView(row: RunRow) {
     parent_run_id: row.parent_run_id,
     parent_checkpoint_id: row.parent_checkpoint_id,
     /** The nodes an editor run did not execute: their pinned output was used instead. */
-    pinned_nodes: row.pins === null ? [] : Object.keys(JSON.parse(row.pins) as PinSet),
+    pinned_nodes: pinnedNodes(row.pins),
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
@@ -490,6 +490,11 @@ export class RunService {
   }
 }
 
+/** The nodes whose pinned output an editor run used ([] for every other run). */
+function pinnedNodes(pins: string | null): string[] {
+  return pins === null ? [] : Object.keys(JSON.parse(pins) as PinSet);
+}
+
 /** The checked pins as stored in the run's row; null without any. */
 function pinsText(workflow: Parameters<typeof checkPins>[0], pins: Record<string, unknown> | undefined): string | null {
   if (!pins || Object.keys(pins).length === 0) return null;
@@ -508,6 +513,7 @@ function summary(row: Awaited<ReturnType<RunRepository["list"]>>[number]) {
     metrics: parse(row.metrics),
     parent_run_id: row.parent_run_id,
     parent_checkpoint_id: row.parent_checkpoint_id,
+    pinned_nodes: pinnedNodes(row.pins),
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
