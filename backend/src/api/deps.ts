@@ -27,6 +27,7 @@ import type { CredentialService } from "../services/credential.service.js";
 import { HealthService } from "../services/health.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
 import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
+import { NodeRunService } from "../services/runs/node-run.service.js";
 import { RunService } from "../services/runs/run.service.js";
 import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
@@ -50,6 +51,8 @@ export interface Container {
   runs: RunService;
   /** A run's supersteps, and forks from them. */
   runForks: RunForkService;
+  /** One node run alone on a chosen state. */
+  nodeRuns: NodeRunService;
   schedules: ScheduleService;
   bus: RunBus;
   /** Where queued runs execute (run threads, or this thread). */
@@ -177,9 +180,18 @@ export async function buildContainer(
     monitor: background,
     leaseTtlMs: config.runLeaseTtlMs,
   });
+  const history = new RunHistoryRepository(database.db);
+  const nodeRuns = new NodeRunService({
+    runs: runRepository,
+    history,
+    workflows: workflowRepository,
+    workflowService: workflows,
+    engine: config.engine,
+    credentialsFor: (ownerId) => credentials.resolverFor(ownerId),
+  });
   const runForks = new RunForkService({
     runs: runRepository,
-    history: new RunHistoryRepository(database.db),
+    history,
     nodeResults: new NodeResultRepository(database.db, () => database.settled()),
     workflowService: workflows,
     engine: config.engine,
@@ -204,6 +216,7 @@ export async function buildContainer(
     credentials,
     runs,
     runForks,
+    nodeRuns,
     schedules,
     bus,
     runWorker: executor,

@@ -70,6 +70,21 @@ export const CATALOG = {
     status: 422,
     message: "A node chosen to run again is not an LLM, Tool, Decision, Send email or Subgraph node of this workflow.",
   },
+  NODE_NOT_FOUND: { status: 404, message: "The workflow has no node with this id." },
+  NODE_RUN_UNSUPPORTED: {
+    status: 422,
+    message:
+      "This node cannot run alone: only LLM, Tool, Code, Condition, Decision and Send email nodes outside a For each can.",
+  },
+  PIN_NODE_NOT_FOUND: { status: 422, message: "A pin names a node that is not in the workflow." },
+  PIN_NODE_NOT_PINNABLE: {
+    status: 422,
+    message: "Only LLM, Tool, Code, Send email, Human and Subgraph nodes outside a For each can be pinned.",
+  },
+  PIN_OUTPUT_INVALID: {
+    status: 422,
+    message: "A pinned output does not fit what the node writes (its fields and their types).",
+  },
   WORKFLOW_VERSION_CONFLICT: {
     status: 409,
     message: "The workflow was saved by someone else since you loaded it; reload and try again.",

@@ -24,6 +24,8 @@ export interface NewRun {
   apiKeyId: string | null;
   /** A fork: the run and checkpoint it starts from, and the nodes it runs again (JSON list). */
   fork?: { parentRunId: string; parentCheckpointId: string; rerun: string };
+  /** An editor run's pinned outputs (JSON object by node id). */
+  pins?: string | null;
 }
 
 export interface RunEventInput {
@@ -91,6 +93,7 @@ const RUN_COLUMNS = [
   "parent_run_id",
   "parent_checkpoint_id",
   "fork_rerun",
+  "pins",
   "created_at",
   "started_at",
   "finished_at",
@@ -312,6 +315,7 @@ export class RunRepository {
       parent_run_id: input.fork?.parentRunId ?? null,
       parent_checkpoint_id: input.fork?.parentCheckpointId ?? null,
       fork_rerun: input.fork?.rerun ?? null,
+      pins: input.pins ?? null,
       created_at: now,
       started_at: null,
       finished_at: null,
@@ -377,6 +381,7 @@ export class RunRepository {
         "metrics",
         "parent_run_id",
         "parent_checkpoint_id",
+        "pins",
         "created_at",
         "started_at",
         "finished_at",

@@ -21,6 +21,8 @@ const runRequest = {
   mode: z.enum(["full", "step"]).optional(),
 };
 const runId = z.string().min(1).max(100);
+/** Pinned outputs by node id: those nodes do not execute (editor runs only). */
+const pins = z.record(z.string().min(1).max(200), z.record(z.string(), z.unknown())).optional();
 const clientMessage = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("auth"), token: z.string().min(1).max(4000) }),
   z.strictObject({
@@ -28,8 +30,9 @@ const clientMessage = z.discriminatedUnion("type", [
     workflow_id: runId,
     version: z.number().int().min(1).optional(),
     ...runRequest,
+    pins,
   }),
-  z.strictObject({ type: z.literal("start_document"), document: z.unknown(), ...runRequest }),
+  z.strictObject({ type: z.literal("start_document"), document: z.unknown(), ...runRequest, pins }),
   z.strictObject({ type: z.literal("continue"), run_id: runId }),
   z.strictObject({ type: z.literal("resume"), run_id: runId, input: z.record(z.string(), z.unknown()) }),
   z.strictObject({ type: z.literal("cancel"), run_id: runId }),
@@ -99,11 +102,12 @@ export async function registerRunSocket(app: FastifyInstance, c: Container): Pro
               message.type === "start"
                 ? { workflowId: message.workflow_id, version: message.version }
                 : { document: message.document };
-            const run = await c.runs.startEditorRun(who, source, {
-              input: message.input,
-              context: message.context,
-              mode: message.mode,
-            });
+            const run = await c.runs.startEditorRun(
+              who,
+              source,
+              { input: message.input, context: message.context, mode: message.mode },
+              message.pins,
+            );
             send(socket, { type: "started", run_id: run.id });
             return await follow(who, run.id, 0);
           }

@@ -1,14 +1,13 @@
 // Wraps a node executor into a LangGraph node function: events, idempotency key, the result
 // ledger for side effects, For each capture, and error reporting.
 import { isGraphInterrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { AppError } from "../../core/errors.js";
 import { turnPace } from "../../core/turn-pace.js";
 import type { WorkflowDocument } from "../../schemas/workflow.schema.js";
 import { type Executor, SIDE_EFFECT_TYPES } from "../nodes/node-execution.js";
 import { truncateForEvent } from "../runtime/limits.js";
 import { NodeFailure, toEventError } from "../runtime/node-failure.js";
+import { checkNodeOutput } from "../runtime/output-types.js";
 import { emitNodeEvent, runContextOf, superstepOf } from "../runtime/run-context.js";
-import { fitsType, kindOf } from "../runtime/state-types.js";
 import type { TemplateScope } from "../templates/template.js";
 import type { TypedNode } from "../validator/validator.js";
 import {
@@ -41,35 +40,6 @@ function bodyValue(node: TypedNode, update: AnyState): unknown {
 }
 
 type StateField = WorkflowDocument["state"][number];
-
-/**
- * A node's writes must fit the fields they go to, as run inputs must: a replace field takes its
- * type (or null), a merge field an object, an add field a number; an append field takes an item
- * or a list of items.
- */
-function checkOutputTypes(nodeId: string, update: AnyState, fields: ReadonlyMap<string, StateField>): void {
-  for (const [name, value] of Object.entries(update)) {
-    const field = fields.get(name);
-    if (!field) continue;
-    const reducer = field.reducer ?? "replace";
-    const fits =
-      reducer === "append" ||
-      (reducer === "merge" && fitsType("object", value)) ||
-      (reducer === "add" && fitsType("number", value)) ||
-      (reducer === "replace" && (value === null || fitsType(field.type, value)));
-    if (fits) continue;
-    const expected = reducer === "merge" ? "an object" : reducer === "add" ? "a number" : withArticle(field.type);
-    throw new AppError(
-      "NODE_OUTPUT_INVALID",
-      { node_id: nodeId, field: name, type: field.type, reducer, got: kindOf(value) },
-      `${nodeId} wrote ${kindOf(value)} to "${name}", which takes ${expected}.`,
-    );
-  }
-}
-
-function withArticle(type: string): string {
-  return type === "object" ? "an object" : type === "any" ? "any value" : `a ${type}`;
-}
 
 /** The label a Condition or Decision chose, from its hidden routing write. */
 function route(update: AnyState, nodeId: string): string | undefined {
@@ -119,9 +89,15 @@ export function makeNodeFunction(
     let update: AnyState;
     let reused = false;
     let usage: { input_tokens: number; output_tokens: number } | undefined;
+    // An editor run's pinned output stands in for the node: nothing is called, nothing enters the
+    // ledger. Pins name top-level nodes only (a Subgraph's nodes share the context, not the ids).
+    const pin = ctx.nodePrefix === "" ? ctx.pins?.[node.id] : undefined;
     try {
-      const done = sideEffect ? await ctx.ledger.get(key) : undefined;
-      if (done) {
+      const done = pin || !sideEffect ? undefined : await ctx.ledger.get(key);
+      if (pin) {
+        update = structuredClone(pin);
+        if (!asBody) checkNodeOutput(node.id, update, options.fields);
+      } else if (done) {
         update = done.update;
         reused = true;
       } else {
@@ -139,7 +115,7 @@ export function makeNodeFunction(
             usage = tokens;
           },
         });
-        if (!asBody) checkOutputTypes(node.id, update, options.fields);
+        if (!asBody) checkNodeOutput(node.id, update, options.fields);
         // Secrets of the run's credentials never reach the state, the ledger or events.
         update = redactor.value(update);
         if (sideEffect) {
@@ -162,6 +138,7 @@ export function makeNodeFunction(
         duration_ms: Math.round(performance.now() - started),
         reused,
         iteration,
+        ...(pin ? { pinned: true } : {}),
         ...(route(update, node.id) ? { route: route(update, node.id) } : {}),
         ...(usage ? { usage } : {}),
       },

@@ -66,23 +66,80 @@ function add(current: number, update: unknown): number {
   return current + (typeof update === "number" ? update : Number(update));
 }
 
+/** What a reducer field holds before any write: its default, or the reducer's empty value. */
+function initialOf(field: Field): unknown {
+  switch (field.reducer ?? "replace") {
+    case "append":
+      return Array.isArray(field.default) ? structuredClone(field.default) : [];
+    case "merge":
+      return field.default !== null && typeof field.default === "object"
+        ? structuredClone(field.default as Record<string, unknown>)
+        : {};
+    case "add":
+      return typeof field.default === "number" ? field.default : 0;
+    default:
+      return field.default === undefined ? undefined : structuredClone(field.default);
+  }
+}
+
 function channel(field: Field) {
   switch (field.reducer ?? "replace") {
     case "append":
-      return reducerChannel<unknown[]>(append, () =>
-        Array.isArray(field.default) ? structuredClone(field.default) : [],
-      );
+      return reducerChannel<unknown[]>(append, () => initialOf(field) as unknown[]);
     case "merge":
-      return reducerChannel<Record<string, unknown>>(merge, () =>
-        field.default !== null && typeof field.default === "object"
-          ? structuredClone(field.default as Record<string, unknown>)
-          : {},
-      );
+      return reducerChannel<Record<string, unknown>>(merge, () => initialOf(field) as Record<string, unknown>);
     case "add":
-      return reducerChannel<number>(add, () => (typeof field.default === "number" ? field.default : 0));
+      return reducerChannel<number>(add, () => initialOf(field) as number);
     default:
       return Annotation<unknown>();
   }
+}
+
+/**
+ * A state as a run starts it: each field's default (or its reducer's empty value), then `values`.
+ * Fields without a value or default are absent, as in a run.
+ */
+export function stateWithDefaults(
+  document: WorkflowDocument,
+  values: Record<string, unknown>,
+): Record<string, unknown> {
+  const state: Record<string, unknown> = {};
+  for (const field of document.state) {
+    const value = Object.hasOwn(values, field.name) ? values[field.name] : initialOf(field);
+    if (value !== undefined) state[field.name] = value;
+  }
+  return state;
+}
+
+/**
+ * The visible state after one node's update, applied through each field's reducer as the run's
+ * channels apply it (replace, append, merge, add). Hidden and undeclared keys are left out.
+ */
+export function applyUpdate(
+  document: WorkflowDocument,
+  state: Record<string, unknown>,
+  update: Record<string, unknown>,
+): Record<string, unknown> {
+  const next = structuredClone(state);
+  for (const field of document.state) {
+    if (!Object.hasOwn(update, field.name)) continue;
+    const value = structuredClone(update[field.name]);
+    const current = Object.hasOwn(next, field.name) ? next[field.name] : initialOf(field);
+    switch (field.reducer ?? "replace") {
+      case "append":
+        next[field.name] = append(current as unknown[], value);
+        break;
+      case "merge":
+        next[field.name] = merge(current as Record<string, unknown>, value);
+        break;
+      case "add":
+        next[field.name] = add(current as number, value);
+        break;
+      default:
+        next[field.name] = value;
+    }
+  }
+  return next;
 }
 
 export function stateDefinition(document: WorkflowDocument, forEachIds: string[]): StateDefinition {

@@ -27,6 +27,8 @@ export interface RunContext {
   credentials: RunCredentials;
   /** The testing aid STUDIO_TEST_PAUSE_AT; null in production. */
   testPause: TestPause | null;
+  /** An editor run's pinned outputs by top-level node id: these nodes do not execute. */
+  pins?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 const EVENT_MARKER = "__studio_event__";

@@ -53,6 +53,8 @@ export interface RunOptions {
   credentials?: CredentialResolver;
   /** Called with every event as it is emitted, before it is yielded. */
   onEvent?: (event: StudioEvent) => void | Promise<void>;
+  /** Pinned outputs by node id (editor runs only; checked before the run was created). */
+  pins?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 export interface RunOutcome {
@@ -200,6 +202,7 @@ async function* streamTurn(
     nodePrefix: "",
     credentials,
     testPause,
+    ...(options.pins ? { pins: options.pins } : {}),
   };
   const threadConfig = withCheckpointer({ configurable: { thread_id: runId } }, checkpointer);
   let seq = options.firstSeq ?? 1;

@@ -101,6 +101,7 @@ function metricsOf(events: StudioEvent[], outcome: RunOutcome, startedAt: number
     supersteps: outcome.supersteps,
     nodes_finished: count("node_finished"),
     nodes_reused: events.filter((e) => e.type === "node_finished" && e.data.reused === true).length,
+    nodes_pinned: events.filter((e) => e.type === "node_finished" && e.data.pinned === true).length,
     tokens_streamed: count("node_token"),
     llm_tokens: events.reduce(
       (sum, e) => {
@@ -247,6 +248,8 @@ export class RunExecutor implements RunWorker {
         resolveWorkflow: this.#deps.resolverFor(run.owner_id),
         credentials: this.#deps.credentialsFor(run.owner_id),
         workflowId: run.workflow_id ?? undefined,
+        // An editor run's pinned outputs (checked when the run was created).
+        ...(run.pins ? { pins: JSON.parse(run.pins) as Record<string, Record<string, unknown>> } : {}),
         onEvent: (event) => {
           events.push(event);
           if (turn.leaseLost) return;

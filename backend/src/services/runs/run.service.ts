@@ -8,6 +8,7 @@ import type { EgressClient } from "../../core/egress/egress-client.js";
 import { AppError } from "../../core/errors.js";
 import { checkHumanInput, type HumanRequest } from "../../engine/nodes/human-form.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
+import { checkPins, type PinSet } from "../../engine/runtime/pins.js";
 import { prepareWorkflow } from "../../engine/runtime/prepare-workflow.js";
 import { checkRunInput } from "../../engine/runtime/run-input.js";
 import { StoredDocument } from "../../engine/runtime/stored-document.js";
@@ -67,6 +68,8 @@ export function toRunView(row: RunRow) {
     attempt: row.attempt,
     parent_run_id: row.parent_run_id,
     parent_checkpoint_id: row.parent_checkpoint_id,
+    /** The nodes an editor run did not execute: their pinned output was used instead. */
+    pinned_nodes: pinnedNodes(row.pins),
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
@@ -150,7 +153,13 @@ export class RunService {
     actor: Actor,
     workflowId: string,
     request: TriggerRequest,
-    meta: { trigger: string; idempotencyKey?: string; apiKeyId?: string },
+    meta: {
+      trigger: string;
+      idempotencyKey?: string;
+      apiKeyId?: string;
+      /** Pinned outputs by node id: editor runs only (startEditorRun), never hooks or schedules. */
+      pins?: Record<string, unknown>;
+    },
   ): Promise<{ run: RunView; created: boolean }> {
     const workflow = await this.#workflows.findById(workflowId);
     if (!workflow || workflow.owner_id !== actor.userId) throw new AppError("WORKFLOW_NOT_FOUND");
@@ -165,6 +174,7 @@ export class RunService {
       workflowId,
     });
     const input = checkRunInput(validated, request.input ?? {});
+    const pins = pinsText(validated, meta.pins);
     if (request.callback_url) await checkCallbackUrl(request.callback_url, this.#egress);
     if (meta.idempotencyKey) {
       const earlier = await this.#runs.findByIdempotencyKey(actor.userId, workflowId, meta.idempotencyKey);
@@ -184,6 +194,7 @@ export class RunService {
       idempotencyKey: meta.idempotencyKey ?? null,
       callbackUrl: request.callback_url ?? null,
       apiKeyId: meta.apiKeyId ?? null,
+      pins,
     };
     const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, (visible) =>
       this.#createQueued(newRun, visible),
@@ -200,23 +211,26 @@ export class RunService {
 
   /**
    * An editor run of a saved workflow or of an unsaved document: admitted and queued like any
-   * other run (the editor follows its events on the run bus).
+   * other run (the editor follows its events on the run bus). Only editor runs take `pins`: each
+   * pinned node's output is used instead of executing it; a bad pin refuses the run before it is
+   * created (PIN_NODE_NOT_FOUND, PIN_NODE_NOT_PINNABLE, PIN_OUTPUT_INVALID).
    */
   async startEditorRun(
     actor: Actor,
     source: { workflowId: string; version?: number } | { document: unknown },
     request: TriggerRequest,
+    pins?: Record<string, unknown>,
   ): Promise<RunView> {
     if ("workflowId" in source) {
       const { run } = await this.trigger(
         actor,
         source.workflowId,
         { ...request, version: source.version },
-        { trigger: "editor" },
+        { trigger: "editor", pins },
       );
       return run;
     }
-    return this.createForDocument(actor, source.document, request, "editor", "queue");
+    return this.createForDocument(actor, source.document, request, "editor", "queue", pins);
   }
 
   /**
@@ -229,6 +243,7 @@ export class RunService {
     request: TriggerRequest,
     trigger: string,
     dispatch: Dispatch = "caller",
+    pins?: Record<string, unknown>,
   ): Promise<RunView> {
     const validated = await prepareWorkflow(document, {
       engine: this.#engine,
@@ -236,6 +251,7 @@ export class RunService {
       credentialType: this.#workflowService.credentialTypesFor(actor),
     });
     const input = checkRunInput(validated, request.input ?? {});
+    const pinned = pinsText(validated, pins);
     const newRun = {
       ownerId: actor.userId,
       workflowId: null,
@@ -249,6 +265,7 @@ export class RunService {
       idempotencyKey: null,
       callbackUrl: null,
       apiKeyId: null,
+      pins: pinned,
     };
     const { run } = await this.#admission.admit(actor.userId, trigger, (visible) =>
       dispatch === "queue" ? this.#createQueued(newRun, visible) : this.#runs.create(newRun, { visible }),
@@ -473,6 +490,17 @@ export class RunService {
   }
 }
 
+/** The nodes whose pinned output an editor run used ([] for every other run). */
+function pinnedNodes(pins: string | null): string[] {
+  return pins === null ? [] : Object.keys(JSON.parse(pins) as PinSet);
+}
+
+/** The checked pins as stored in the run's row; null without any. */
+function pinsText(workflow: Parameters<typeof checkPins>[0], pins: Record<string, unknown> | undefined): string | null {
+  if (!pins || Object.keys(pins).length === 0) return null;
+  return JSON.stringify(checkPins(workflow, pins));
+}
+
 function summary(row: Awaited<ReturnType<RunRepository["list"]>>[number]) {
   return {
     id: row.id,
@@ -485,6 +513,7 @@ function summary(row: Awaited<ReturnType<RunRepository["list"]>>[number]) {
     metrics: parse(row.metrics),
     parent_run_id: row.parent_run_id,
     parent_checkpoint_id: row.parent_checkpoint_id,
+    pinned_nodes: pinnedNodes(row.pins),
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,

@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+/** Where a one-node run takes its state: a superstep (or checkpoint) of one of your past runs. */
+const stateSource = z
+  .strictObject({
+    run_id: z.string().min(1).max(100),
+    checkpoint_id: z.string().min(1).max(100).optional(),
+    superstep: z.number().int().min(0).max(1_000_000).optional(),
+  })
+  .refine((from) => (from.checkpoint_id === undefined) !== (from.superstep === undefined), {
+    message: "give either checkpoint_id or superstep",
+  });
+
+/**
+ * Run one node: of a saved workflow (its current version, or `version`) or of the unsaved
+ * `document` the editor shows, on a state taken from a past run's superstep (`from`) and/or given
+ * as JSON (`state`: fields that replace those of `from`).
+ */
+export const nodeRunRequest = z
+  .strictObject({
+    workflow_id: z.string().min(1).max(100).optional(),
+    version: z.number().int().min(1).optional(),
+    document: z.unknown().optional(),
+    node_id: z.string().min(1).max(200),
+    from: stateSource.optional(),
+    state: z.record(z.string(), z.unknown()).optional(),
+    context: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((body) => (body.workflow_id === undefined) !== (body.document === undefined), {
+    message: "give either workflow_id or document",
+  })
+  .refine((body) => body.version === undefined || body.workflow_id !== undefined, {
+    message: "version goes with workflow_id",
+  });
+export type NodeRunRequest = z.infer<typeof nodeRunRequest>;
+
+const eventError = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
+
+export const nodeRunView = z.object({
+  node_id: z.string(),
+  node_type: z.string(),
+  status: z.enum(["ok", "error"]),
+  input_state: z.record(z.string(), z.unknown()),
+  output: z.record(z.string(), z.unknown()).nullable(),
+  state: z.record(z.string(), z.unknown()).nullable(),
+  route: z.string().nullable(),
+  usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }).nullable(),
+  duration_ms: z.number(),
+  error: eventError.nullable(),
+});
