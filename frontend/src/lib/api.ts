@@ -258,6 +258,8 @@ export const api = {
   forkPreview: <T>(runId: string, body: object) =>
     request<T>(`/api/runs/${id(runId)}/fork/preview`, { method: "POST", body }),
   forkRun: <T>(runId: string, body: object) => request<T>(`/api/runs/${id(runId)}/fork`, { method: "POST", body }),
+  /** Runs one node alone on a state (nothing is written to any run). */
+  runNode: <T>(body: object) => request<T>("/api/node-runs", { method: "POST", body }),
 
   /** Every node type with the JSON Schema of its settings (typed where it is read: the inspector). */
   nodeTypes: () => request<unknown[]>("/api/node-types"),

@@ -5,6 +5,7 @@ import { createContext, createElement, type ReactNode, useContext } from "react"
 import { useStore } from "zustand";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { getSession } from "@/lib/session";
+import { type Pins, readPins, writePins } from "./run-pins";
 import { type ConnectionState, RunConnection, type RunConnectionOptions, runSocketUrl } from "./run-connection";
 import { applyEvents, createTrace, type EdgeLike, type RunTrace, type TraceGraph, traceGraph } from "./run-trace";
 import type { EventError, RunEvent, RunStatus } from "./run-types";
@@ -30,6 +31,10 @@ export interface RunPanelState {
   tab: RunTab;
   /** The panel shows its body (not only its toolbar). */
   expanded: boolean;
+  /** Pinned node outputs, sent with every editor run. */
+  pins: Pins;
+  /** The node chosen to run alone (the one-node dialog is open while set). */
+  nodeRun: { nodeId: string; superstep: number | null } | null;
   start(request: StartRequest): void;
   /** Runs the next superstep of a paused run. */
   continueRun(): void;
@@ -42,6 +47,9 @@ export interface RunPanelState {
   selectVisit(index: number | null): void;
   setTab(tab: RunTab): void;
   setExpanded(expanded: boolean): void;
+  pin(nodeId: string, output: Record<string, unknown>): void;
+  unpin(nodeId: string): void;
+  openNodeRun(request: RunPanelState["nodeRun"]): void;
   clearError(): void;
   dispose(): void;
 }
@@ -126,13 +134,16 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
       selectedVisit: null,
       tab: "input",
       expanded: false,
+      pins: readPins(deps.workflowId),
+      nodeRun: null,
       start: ({ source, input, mode }) => {
         continuing = false;
         set({ pending: true, actionError: null });
         const version = deps.savedVersion();
+        const pins = Object.keys(get().pins).length > 0 ? { pins: get().pins } : {};
         if (source === "saved" && version !== null)
-          connection.send({ type: "start", workflow_id: deps.workflowId, version, input, mode });
-        else connection.send({ type: "start_document", document: deps.document(), input, mode });
+          connection.send({ type: "start", workflow_id: deps.workflowId, version, input, mode, ...pins });
+        else connection.send({ type: "start_document", document: deps.document(), input, mode, ...pins });
       },
       continueRun: () => {
         const runId = ownRun();
@@ -167,6 +178,17 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
       selectVisit: (selectedVisit) => set({ selectedVisit }),
       setTab: (tab) => set({ tab }),
       setExpanded: (expanded) => set({ expanded }),
+      pin: (nodeId, output) => {
+        const pins = { ...get().pins, [nodeId]: output };
+        writePins(deps.workflowId, pins);
+        set({ pins });
+      },
+      unpin: (nodeId) => {
+        const { [nodeId]: _dropped, ...pins } = get().pins;
+        writePins(deps.workflowId, pins);
+        set({ pins });
+      },
+      openNodeRun: (nodeRun) => set({ nodeRun }),
       clearError: () => set({ actionError: null }),
       dispose: () => connection.close(),
     };

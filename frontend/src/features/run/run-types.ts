@@ -96,3 +96,17 @@ export interface RunView {
   started_at?: string | null;
   finished_at?: string | null;
 }
+
+/** What running one node alone answers (POST /api/node-runs). */
+export interface NodeRunResult {
+  node_id: string;
+  node_type: string;
+  status: "ok" | "error";
+  input_state: Record<string, unknown>;
+  output: Record<string, unknown> | null;
+  state: Record<string, unknown> | null;
+  route: string | null;
+  usage: { input_tokens: number; output_tokens: number } | null;
+  duration_ms: number;
+  error: EventError | null;
+}
