@@ -17,6 +17,7 @@ import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
 import { credentialRoutes } from "./routes/credential.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
+import { nodeStatsRoutes } from "./routes/node-stats.routes.js";
 import { nodeTypeRoutes } from "./routes/node-type.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
 import { runForkRoutes } from "./routes/run-fork.routes.js";
@@ -88,6 +89,7 @@ export async function buildApp(container: Container) {
     await scope.register(nodeTypeRoutes());
     await scope.register(runRoutes(container));
     await scope.register(runForkRoutes(container));
+    await scope.register(nodeStatsRoutes(container));
     await scope.register(scheduleRoutes(container));
   });
 

@@ -18,6 +18,7 @@ import {
 import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
 import { RunHistoryRepository } from "../repositories/run-history.repository.js";
+import { RunStatsRepository } from "../repositories/run-stats.repository.js";
 import { ScheduleRepository } from "../repositories/schedule.repository.js";
 import { UserRepository } from "../repositories/user.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
@@ -27,6 +28,7 @@ import type { CredentialService } from "../services/credential.service.js";
 import { HealthService } from "../services/health.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
 import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
+import { NodeStatsService } from "../services/runs/node-stats.service.js";
 import { RunService } from "../services/runs/run.service.js";
 import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
@@ -50,6 +52,8 @@ export interface Container {
   runs: RunService;
   /** A run's supersteps, and forks from them. */
   runForks: RunForkService;
+  /** Per-node figures over a workflow's newest runs. */
+  nodeStats: NodeStatsService;
   schedules: ScheduleService;
   bus: RunBus;
   /** Where queued runs execute (run threads, or this thread). */
@@ -204,6 +208,7 @@ export async function buildContainer(
     credentials,
     runs,
     runForks,
+    nodeStats: new NodeStatsService({ stats: new RunStatsRepository(database.db), workflows: workflowRepository }),
     schedules,
     bus,
     runWorker: executor,

@@ -60,6 +60,7 @@ export const CATALOG = {
     status: 409,
     message: "The run is still queued or running; fork it once it has ended, waits for a person or is paused.",
   },
+  RUN_FILTER_RANGE_INVALID: { status: 422, message: "The time range ends before it starts (from is after to)." },
   RUN_CHECKPOINT_NOT_FOUND: { status: 404, message: "The run has no such superstep or checkpoint." },
   FORK_STATE_INVALID: { status: 422, message: "The edited state does not fit the workflow's state fields." },
   FORK_RERUN_INVALID: {

@@ -88,6 +88,8 @@ export interface RunsTable {
   parent_checkpoint_id: string | null;
   /** JSON list of the side-effect nodes a fork runs again instead of reusing the parent's results. */
   fork_rerun: string | null;
+  /** The schedule whose fire started the run (trigger `schedule` only). */
+  schedule_id: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;

@@ -6,6 +6,7 @@ import * as credentials from "./0003-credentials.migration.js";
 import * as runLifecycle from "./0004-run-lifecycle.migration.js";
 import * as runIndexes from "./0005-run-indexes.migration.js";
 import * as runForks from "./0006-run-forks.migration.js";
+import * as runSchedules from "./0007-run-schedules.migration.js";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
@@ -14,4 +15,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0004-run-lifecycle": runLifecycle,
   "0005-run-indexes": runIndexes,
   "0006-run-forks": runForks,
+  "0007-run-schedules": runSchedules,
 };
