@@ -32,6 +32,7 @@ import { NodeStatsService } from "../services/runs/node-stats.service.js";
 import { RunService } from "../services/runs/run.service.js";
 import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
+import { RunCompareService } from "../services/runs/run-compare.service.js";
 import { wireRunExecutor, wireWorkflowAccess } from "../services/runs/run-execution.wiring.js";
 import { RunForkService } from "../services/runs/run-fork.service.js";
 import { RunThread } from "../services/runs/run-thread.js";
@@ -54,6 +55,8 @@ export interface Container {
   runForks: RunForkService;
   /** Per-node figures over a workflow's newest runs. */
   nodeStats: NodeStatsService;
+  /** Two runs of a workflow side by side. */
+  runCompare: RunCompareService;
   schedules: ScheduleService;
   bus: RunBus;
   /** Where queued runs execute (run threads, or this thread). */
@@ -190,6 +193,7 @@ export async function buildContainer(
     admission,
     queue,
   });
+  const runStats = new RunStatsRepository(database.db);
   const schedules = new ScheduleService({
     schedules: new ScheduleRepository(database.db),
     workflows: workflowRepository,
@@ -208,7 +212,8 @@ export async function buildContainer(
     credentials,
     runs,
     runForks,
-    nodeStats: new NodeStatsService({ stats: new RunStatsRepository(database.db), workflows: workflowRepository }),
+    nodeStats: new NodeStatsService({ stats: runStats, workflows: workflowRepository }),
+    runCompare: new RunCompareService({ runs: runRepository, stats: runStats }),
     schedules,
     bus,
     runWorker: executor,

@@ -6,9 +6,11 @@ import { edge } from "../../test/engine-harness.js";
 import { createFakeOpenAI, type FakeServer } from "../../test/fake-openai-server.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 import type { Actor } from "../core/authz.js";
+import { RunRepository } from "../repositories/run.repository.js";
 import { RunStatsRepository } from "../repositories/run-stats.repository.js";
 import { WorkflowRepository } from "../repositories/workflow.repository.js";
 import { NodeStatsService } from "../services/runs/node-stats.service.js";
+import { RunCompareService } from "../services/runs/run-compare.service.js";
 
 const SERVER_KEY = "sk-server-secret-0123456789";
 
@@ -90,6 +92,21 @@ describe("the runs page", () => {
   };
   const setCreated = (id: string, at: string) =>
     studio.container.database.db.updateTable("runs").set({ created_at: at }).where("id", "=", id).execute();
+
+  /** The durations the events of these runs recorded for a node, sorted. */
+  const durations = async (runIds: string[], nodeId: string) => {
+    const all: number[] = [];
+    for (const id of runIds) {
+      const events = (await api(`/api/runs/${id}/events`)).json().data as {
+        type: string;
+        node_id?: string;
+        data: { duration_ms?: number };
+      }[];
+      for (const e of events)
+        if (e.type === "node_finished" && e.node_id === nodeId) all.push(e.data.duration_ms as number);
+    }
+    return all.sort((a, b) => a - b);
+  };
 
   beforeAll(async () => {
     llm = await createFakeOpenAI({
@@ -224,20 +241,6 @@ describe("the runs page", () => {
       expect(response.statusCode, response.body).toBe(200);
       return response.json().data;
     };
-    /** The durations the events of these runs recorded for a node, sorted. */
-    const durations = async (runIds: string[], nodeId: string) => {
-      const all: number[] = [];
-      for (const id of runIds) {
-        const events = (await api(`/api/runs/${id}/events`)).json().data as {
-          type: string;
-          node_id?: string;
-          data: { duration_ms?: number };
-        }[];
-        for (const e of events)
-          if (e.type === "node_finished" && e.node_id === nodeId) all.push(e.data.duration_ms as number);
-      }
-      return all.sort((a, b) => a - b);
-    };
 
     it("counts each node over the workflow's newest runs: runs, times, errors and tokens", async () => {
       const answer = await stats("?runs=20");
@@ -327,6 +330,87 @@ describe("the runs page", () => {
         expect(response.statusCode).toBe(404);
         expect(response.json().error.code).toBe("WORKFLOW_NOT_FOUND");
       }
+    });
+  });
+
+  describe("compare two runs", () => {
+    const compare = (query: string, session = owner) => api(`/api/runs/compare?${query}`, session);
+
+    it("shows two runs of a workflow side by side: state, and each node's status, time, output and tokens", async () => {
+      const response = await compare(`a=${runs.ok1}&b=${runs.failed}`);
+      expect(response.statusCode, response.body).toBe(200);
+      const answer = response.json().data;
+      expect(answer.workflow_id).toBe(modelId);
+      expect(answer.a).toMatchObject({ id: runs.ok1, status: "ok", error_code: null, input: { fail: false } });
+      expect(answer.b).toMatchObject({
+        id: runs.failed,
+        status: "error",
+        error_code: "CODE_ERROR",
+        input: { fail: true },
+      });
+      expect([answer.a.truncated, answer.b.truncated]).toEqual([false, false]);
+      const field = (name: string) => answer.state.find((f: { field: string }) => f.field === name);
+      expect(field("fail")).toEqual({ field: "fail", a: false, b: true, equal: false });
+      expect(field("answer")).toEqual({ field: "answer", a: "hello there", b: "hello there", equal: true });
+      expect(answer.nodes.map((n: { node_id: string }) => n.node_id)).toEqual(["l", "c"]);
+      const [l, c] = answer.nodes;
+      const [lA] = await durations([runs.ok1 as string], "l");
+      expect(l.a).toEqual({
+        status: "ok",
+        executions: 1,
+        duration_ms: lA,
+        reused: false,
+        output: { answer: "hello there" },
+        error: null,
+        input_tokens: 10,
+        output_tokens: 4,
+      });
+      expect(l.b).toMatchObject({ status: "ok", executions: 1, input_tokens: 10, output_tokens: 4 });
+      const [cA] = await durations([runs.ok1 as string], "c");
+      expect(c.a).toMatchObject({ status: "ok", executions: 1, duration_ms: cA, output: { n: 1 }, error: null });
+      expect(c.b).toMatchObject({ status: "error", executions: 0, duration_ms: 0, output: null });
+      expect(c.b.error).toMatchObject({ code: "CODE_ERROR" });
+    });
+
+    it("reads no more of each run's node events than its budget, and says so", async () => {
+      const service = new RunCompareService({
+        runs: new RunRepository(studio.container.database.db),
+        stats: new RunStatsRepository(studio.container.database.db),
+        eventBudget: 2,
+      });
+      const actor: Actor = { userId: owner.userId, role: "owner", via: "session" };
+      const answer = await service.compare(actor, runs.ok1 as string, runs.failed as string);
+      expect([answer.a.truncated, answer.b.truncated]).toEqual([true, true]);
+      // The first two node events of each: the LLM node started and finished.
+      expect(answer.nodes.map((n) => n.node_id)).toEqual(["l"]);
+    });
+
+    it("refuses runs of two different workflows, or of an unsaved document, with RUNS_NOT_COMPARABLE", async () => {
+      for (const [a, b] of [
+        [runs.api, runs.ok1],
+        [runs.cli, runs.cli],
+      ]) {
+        const response = await compare(`a=${a}&b=${b}`);
+        expect(response.statusCode).toBe(422);
+        expect(response.json().error.code).toBe("RUNS_NOT_COMPARABLE");
+      }
+    });
+
+    it("answers 404 RUN_NOT_FOUND for another user's run or none, naming it", async () => {
+      for (const [query, session, missing] of [
+        [`a=${runs.ok1}&b=${runs.ok2}`, other, runs.ok1],
+        [`a=${runs.ok1}&b=no-such-run`, owner, "no-such-run"],
+      ] as const) {
+        const response = await compare(query, session);
+        expect(response.statusCode).toBe(404);
+        expect(response.json().error).toMatchObject({ code: "RUN_NOT_FOUND", details: { run_id: missing } });
+      }
+    });
+
+    it.each(["a=x", "b=x", "", "a=&b=x", "a=x&b=y&c=z"])("refuses ?%s with VALIDATION_FAILED", async (query) => {
+      const response = await compare(query);
+      expect(response.statusCode).toBe(422);
+      expect(response.json().error.code).toBe("VALIDATION_FAILED");
     });
   });
 });

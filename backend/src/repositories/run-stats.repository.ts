@@ -60,4 +60,17 @@ export class RunStatsRepository {
       .where("node_id", "is not", null)
       .execute()) as NodeEventRow[];
   }
+
+  /** The first `limit` node events of one run, in order. */
+  async nodeEventsOfRun(runId: string, limit: number): Promise<NodeEventRow[]> {
+    return (await this.#db
+      .selectFrom("run_events")
+      .select(["run_id", "type", "node_id", "data"])
+      .where("run_id", "=", runId)
+      .where("type", "in", NODE_EVENT_TYPES)
+      .where("node_id", "is not", null)
+      .orderBy("seq")
+      .limit(limit)
+      .execute()) as NodeEventRow[];
+  }
 }

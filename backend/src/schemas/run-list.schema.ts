@@ -81,3 +81,51 @@ export const nodeStatsView = z.object({
   nodes: z.array(nodeStatView),
 });
 export type NodeStatsView = z.infer<typeof nodeStatsView>;
+
+export const runCompareQuery = z.strictObject({
+  a: z.string().min(1).max(100),
+  b: z.string().min(1).max(100),
+});
+
+/** What one run did at one node, from its events. */
+export const comparedNodeView = z.object({
+  /** ok: finished last time it ran; error: reported an error; started: started, never finished (waiting, cancelled). */
+  status: z.enum(["ok", "error", "started"]),
+  executions: z.number().int(),
+  /** Summed over its executions. */
+  duration_ms: z.number(),
+  reused: z.boolean(),
+  /** The output of its last finished execution (as the event recorded it, possibly truncated). */
+  output: z.unknown(),
+  error: z.unknown(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+});
+
+export const comparedRunView = z.object({
+  id: z.string(),
+  workflow_version: z.number().int().nullable(),
+  status: z.string(),
+  trigger: z.string(),
+  error_code: z.string().nullable(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  input: z.unknown(),
+  output: z.unknown(),
+  /** True when the run had more node events than are read for a comparison: later nodes are missing. */
+  truncated: z.boolean(),
+});
+
+export const runCompareView = z.object({
+  workflow_id: z.string(),
+  a: comparedRunView,
+  b: comparedRunView,
+  /** Every top-level state field of either run, by name; `equal` compares the values as JSON. */
+  state: z.array(z.object({ field: z.string(), a: z.unknown(), b: z.unknown(), equal: z.boolean() })),
+  /** Every node either run started, in the order run a (then run b) first reached it. */
+  nodes: z.array(z.object({ node_id: z.string(), a: comparedNodeView.nullable(), b: comparedNodeView.nullable() })),
+});
+export type RunCompareView = z.infer<typeof runCompareView>;
+export type ComparedNodeView = z.infer<typeof comparedNodeView>;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { RUN_STATUSES } from "../../engine/runtime/events.js";
 import { dataEnvelope, errorResponse, pageEnvelope } from "../../schemas/common.schema.js";
-import { runListFilters, runListItem } from "../../schemas/run-list.schema.js";
+import { runCompareQuery, runCompareView, runListFilters, runListItem } from "../../schemas/run-list.schema.js";
 import type { Container } from "../deps.js";
 import { actorOf } from "../request-context.js";
 import { pageResponse } from "./page-response.js";
@@ -37,6 +37,23 @@ export const runRoutes =
           ),
         );
       },
+    );
+
+    app.get(
+      "/api/runs/compare",
+      {
+        schema: {
+          tags: ["runs"],
+          summary:
+            "Two runs of one workflow side by side: state field by field, and each node's status, time and output",
+          security,
+          querystring: runCompareQuery,
+          response: { 200: dataEnvelope(runCompareView), 404: errorResponse, 422: errorResponse },
+        },
+      },
+      async (request) => ({
+        data: await c.runCompare.compare(actorOf(request), request.query.a, request.query.b),
+      }),
     );
 
     app.get(
