@@ -3,71 +3,22 @@
 // long after the request was sent the fork's first node started (the `ts` of its first
 // node_started event; same machine clock); also the steps list and the preview. It starts the real
 // server (`node backend/dist/cli/main.js start`) on 127.0.0.1 with a temporary data directory
-// (SQLite; PostgreSQL when DATABASE_URL is set) and prints figures next to the target (a fork from
+// (SQLite; PostgreSQL when DATABASE_URL is set; see studio-launch.mjs) and prints figures next to the target (a fork from
 // superstep 50 of a 100-superstep run starts in ≤ 200 ms).
 //
-// Run: npm run build && node bench/fork.mjs [--forks 20] [--supersteps 100] [--at 50]
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+// Run: npm run build && node bench/fork.mjs [--forks 20] [--supersteps 100] [--at 50] (--help)
+import { launchStudio, numberArg, sleep } from "./studio-launch.mjs";
 
-const arg = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index > 0 ? Number(process.argv[index + 1]) : fallback;
-};
-const FORKS = arg("forks", 20);
-const SUPERSTEPS = arg("supersteps", 100);
-const AT = arg("at", 50);
+const USAGE = "node bench/fork.mjs [--forks 20] [--supersteps 100] [--at 50]  (after npm run build)";
+const FORKS = numberArg("forks", 20, USAGE);
+const SUPERSTEPS = numberArg("supersteps", 100, USAGE);
+const AT = numberArg("at", 50, USAGE);
 
-const entry = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
-const dataDir = mkdtempSync(join(tmpdir(), "superstep-bench-fork-"));
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const studio = spawn(process.execPath, [entry, "start"], {
-  env: {
-    ...process.env,
-    STUDIO_DATA_DIR: dataDir,
-    STUDIO_HOST: "127.0.0.1",
-    STUDIO_PORT: String(port),
-    STUDIO_LOG_FORMAT: "json",
-    STUDIO_LOG_LEVEL: "warn",
-    STUDIO_MAX_SUPERSTEPS: String(SUPERSTEPS + 10),
-    STUDIO_USER_RUN_RATE: "100000",
-  },
-  stdio: ["ignore", "ignore", "inherit"],
+const studio = await launchStudio({
+  name: "fork",
+  env: { STUDIO_MAX_SUPERSTEPS: String(SUPERSTEPS + 10), STUDIO_USER_RUN_RATE: "100000" },
 });
-const stopStudio = () => {
-  if (studio.exitCode === null) studio.kill("SIGKILL");
-  rmSync(dataDir, { recursive: true, force: true });
-};
-process.on("exit", stopStudio);
-
-async function call(method, path, body, token) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const { call } = studio;
 
 async function untilEnded(runId, token) {
   for (;;) {
@@ -83,17 +34,7 @@ const percentile = (values, p) => {
 };
 const ms = (value) => `${value.toFixed(1)} ms`;
 
-for (;;) {
-  try {
-    if ((await fetch(`${base}/api/health`)).ok) break;
-  } catch {}
-  if (studio.exitCode !== null) throw new Error("the studio exited at start");
-  await sleep(100);
-}
-
-const setup = await call("POST", "/api/auth/setup", { email: "bench@example.com", password: "bench-password" });
-const token = setup.body.data.token;
-const key = (await call("POST", "/api/api-keys", { name: "bench" }, token)).body.data.key;
+const { token, key } = await studio.setupOwner();
 const at = { x: 0, y: 0 };
 const edges = [{ id: "s", source: "start", target: "n0" }];
 for (let i = 0; i < SUPERSTEPS; i++) {
@@ -161,4 +102,4 @@ console.log(`  POST /fork answered:     p50 ${ms(percentile(answers, 50))}, p95 
 console.log(
   `  first node started after: p50 ${ms(percentile(firstNode, 50))}, p95 ${ms(percentile(firstNode, 95))} (target ≤ 200 ms; clock resolution 1 ms)`,
 );
-stopStudio();
+studio.stop();

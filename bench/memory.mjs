@@ -8,68 +8,40 @@
 // use after a forced full collection (the server runs with --expose-gc and bench/memory-probe.mjs,
 // which collects on SIGUSR2); it is read after the resident figure, so it never lowers it.
 //
-// Run: npm run build && node bench/memory.mjs [--runs 10000] [--waiting 10000] [--resumes 200]
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+// Run: npm run build && node bench/memory.mjs [--runs 10000] [--waiting 10000] [--resumes 200] (--help)
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { launchStudio, numberArg, sleep } from "./studio-launch.mjs";
 
-const arg = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index > 0 ? Number(process.argv[index + 1]) : fallback;
-};
-const RUNS = arg("runs", 10_000);
+const USAGE = "node bench/memory.mjs [--runs 10000] [--waiting 10000] [--resumes 200]  (after npm run build)";
+const RUNS = numberArg("runs", 10_000, USAGE);
 const FIRST = Math.min(1_000, RUNS);
-const WAITING = arg("waiting", 10_000);
-const RESUMES = Math.min(arg("resumes", 200), WAITING);
+const WAITING = numberArg("waiting", 10_000, USAGE);
+const RESUMES = Math.min(numberArg("resumes", 200, USAGE), WAITING);
 const IN_FLIGHT = 20;
 const SETTLE_MS = 3_000;
 
-const entry = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
 const probe = fileURLToPath(new URL("./memory-probe.mjs", import.meta.url));
-const dataDir = mkdtempSync(join(tmpdir(), "superstep-bench-memory-"));
-const probeOut = join(dataDir, "probe.json");
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
 
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const studio = spawn(process.execPath, ["--expose-gc", "--import", probe, entry, "start"], {
-  env: {
-    ...process.env,
-    STUDIO_DATA_DIR: dataDir,
-    STUDIO_HOST: "127.0.0.1",
-    STUDIO_PORT: String(port),
-    STUDIO_LOG_FORMAT: "json",
-    STUDIO_LOG_LEVEL: "warn",
+const studio = await launchStudio({
+  name: "memory",
+  nodeArgs: ["--expose-gc", "--import", probe],
+  env: (dataDir) => ({
     STUDIO_USER_MAX_RUNS: "8",
     STUDIO_WORKER_CONCURRENCY: "8",
     STUDIO_USER_MAX_QUEUED: "1000000",
     STUDIO_USER_RUN_RATE: "100000",
     STUDIO_HOOK_RATE_LIMIT: "1000000",
-    MEMORY_PROBE_OUT: probeOut,
-  },
-  stdio: ["ignore", "ignore", "inherit"],
+    MEMORY_PROBE_OUT: join(dataDir, "probe.json"),
+  }),
 });
-const stopStudio = () => {
-  if (studio.exitCode === null) studio.kill("SIGKILL");
-  rmSync(dataDir, { recursive: true, force: true });
-};
-process.on("exit", stopStudio);
+const { call } = studio;
+const probeOut = join(studio.dataDir, "probe.json");
 
 function rss() {
-  const status = readFileSync(`/proc/${studio.pid}/status`, "utf8");
+  const status = readFileSync(`/proc/${studio.child.pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
 }
 
@@ -81,7 +53,7 @@ async function heapAfterGc() {
       return 0;
     }
   })();
-  studio.kill("SIGUSR2");
+  studio.child.kill("SIGUSR2");
   for (;;) {
     await sleep(50);
     try {
@@ -96,31 +68,9 @@ async function measure() {
   return { rss: resident, heap: await heapAfterGc() };
 }
 
-async function call(method, path, body, token) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
-
-for (;;) {
-  try {
-    if ((await fetch(`${base}/api/health`)).ok) break;
-  } catch {}
-  if (studio.exitCode !== null) throw new Error("the studio exited at start");
-  await sleep(100);
-}
 const idle = await measure();
 
-const setup = await call("POST", "/api/auth/setup", { email: "bench@example.com", password: "bench-password" });
-const token = setup.body.data.token;
-const key = (await call("POST", "/api/api-keys", { name: "bench" }, token)).body.data.key;
+const { token, key } = await studio.setupOwner();
 const at = { x: 0, y: 0 };
 const hello = (
   await call(
@@ -275,4 +225,4 @@ console.log(
   `  until the next node starts:         p50 ${pct(reach, 50)} ms, p95 ${pct(reach, 95)} ms  target ≤ 100 ms: ${mark(pct(reach, 95) <= 100)}`,
 );
 
-stopStudio();
+studio.stop();

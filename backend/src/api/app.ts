@@ -18,6 +18,7 @@ import { credentialRoutes } from "./routes/credential.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { importDisabledRoutes } from "./routes/import.routes.js";
 import { nodeRunRoutes } from "./routes/node-run.routes.js";
+import { nodeStatsRoutes } from "./routes/node-stats.routes.js";
 import { nodeTypeRoutes } from "./routes/node-type.routes.js";
 import { hookRoutes, runRoutes } from "./routes/run.routes.js";
 import { runForkRoutes } from "./routes/run-fork.routes.js";
@@ -90,6 +91,7 @@ export async function buildApp(container: Container) {
     await scope.register(runRoutes(container));
     await scope.register(runForkRoutes(container));
     await scope.register(nodeRunRoutes(container));
+    await scope.register(nodeStatsRoutes(container));
     await scope.register(scheduleRoutes(container));
   });
 

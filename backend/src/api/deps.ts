@@ -18,6 +18,7 @@ import {
 import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
 import { RunHistoryRepository } from "../repositories/run-history.repository.js";
+import { RunStatsRepository } from "../repositories/run-stats.repository.js";
 import { ScheduleRepository } from "../repositories/schedule.repository.js";
 import { UserRepository } from "../repositories/user.repository.js";
 import { ApiKeyService } from "../services/api-key.service.js";
@@ -28,9 +29,11 @@ import { HealthService } from "../services/health.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
 import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
 import { NodeRunService } from "../services/runs/node-run.service.js";
+import { NodeStatsService } from "../services/runs/node-stats.service.js";
 import { RunService } from "../services/runs/run.service.js";
 import { RunAdmission } from "../services/runs/run-admission.js";
 import { RunBus } from "../services/runs/run-bus.js";
+import { RunCompareService } from "../services/runs/run-compare.service.js";
 import { wireRunExecutor, wireWorkflowAccess } from "../services/runs/run-execution.wiring.js";
 import { RunForkService } from "../services/runs/run-fork.service.js";
 import { RunThread } from "../services/runs/run-thread.js";
@@ -53,6 +56,10 @@ export interface Container {
   runForks: RunForkService;
   /** One node run alone on a chosen state. */
   nodeRuns: NodeRunService;
+  /** Per-node figures over a workflow's newest runs. */
+  nodeStats: NodeStatsService;
+  /** Two runs of a workflow side by side. */
+  runCompare: RunCompareService;
   schedules: ScheduleService;
   bus: RunBus;
   /** Where queued runs execute (run threads, or this thread). */
@@ -198,6 +205,7 @@ export async function buildContainer(
     admission,
     queue,
   });
+  const runStats = new RunStatsRepository(database.db);
   const schedules = new ScheduleService({
     schedules: new ScheduleRepository(database.db),
     workflows: workflowRepository,
@@ -217,6 +225,8 @@ export async function buildContainer(
     runs,
     runForks,
     nodeRuns,
+    nodeStats: new NodeStatsService({ stats: runStats, workflows: workflowRepository }),
+    runCompare: new RunCompareService({ runs: runRepository, stats: runStats }),
     schedules,
     bus,
     runWorker: executor,

@@ -133,6 +133,147 @@ describe("schedules", () => {
     expect(list.find((s: { id: string }) => s.id === schedule.id).cron).toBe("* * * * *");
   });
 
+  it("refuses a schedule that fires every second on create and on change, and nothing changes", async () => {
+    const schedules = () => studio.container.database.db.selectFrom("schedules").selectAll().orderBy("id").execute();
+    const before = await schedules();
+    const created = await create({ cron: "* * * * * *" });
+    expect(created.statusCode).toBe(422);
+    expect(created.json().error.code).toBe("SCHEDULE_INTERVAL_TOO_SHORT");
+    expect(await schedules()).toEqual(before);
+    const kept = (await create({ cron: "0 9 * * *", timezone: "Asia/Ho_Chi_Minh" })).json().data;
+    const row = await studio.container.database.db
+      .selectFrom("schedules")
+      .selectAll()
+      .where("id", "=", kept.id)
+      .executeTakeFirst();
+    const changed = await studio.app.inject({
+      method: "PUT",
+      url: `/api/workflows/${workflowId}/schedules/${kept.id}`,
+      headers: owner.auth,
+      payload: { cron: "* * * * * *", timezone: "UTC", enabled: false },
+    });
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json().error).toMatchObject({
+      code: "SCHEDULE_INTERVAL_TOO_SHORT",
+      details: { interval_seconds: 1, min_interval_seconds: 60 },
+    });
+    expect(
+      await studio.container.database.db
+        .selectFrom("schedules")
+        .selectAll()
+        .where("id", "=", kept.id)
+        .executeTakeFirst(),
+    ).toEqual(row);
+  });
+
+  describe("preview of a cron's next fire times", () => {
+    const preview = (payload: object, session: Session | null = owner) =>
+      studio.app.inject({
+        method: "POST",
+        url: "/api/schedules/preview",
+        headers: session ? session.auth : {},
+        payload,
+      });
+
+    it("lists the next five fire times in the time zone", async () => {
+      const response = await preview({ cron: "0 9 * * 1-5", timezone: "Asia/Ho_Chi_Minh" });
+      expect(response.statusCode).toBe(200);
+      const { next, timezone, cron } = response.json().data;
+      expect({ timezone, cron }).toEqual({ timezone: "Asia/Ho_Chi_Minh", cron: "0 9 * * 1-5" });
+      expect(next).toHaveLength(5);
+      const times = (next as string[]).map((at) => new Date(at));
+      expect(times[0]?.getTime()).toBeGreaterThan(Date.now() - 1000);
+      for (const [i, at] of times.entries()) {
+        // 09:00 in Ho Chi Minh City (UTC+7, no daylight saving) is 02:00 UTC, the same weekday.
+        expect([at.getUTCHours(), at.getUTCMinutes(), at.getUTCSeconds()]).toEqual([2, 0, 0]);
+        expect([1, 2, 3, 4, 5]).toContain(at.getUTCDay());
+        if (i > 0) expect(at.getTime()).toBeGreaterThan(times[i - 1]?.getTime() as number);
+      }
+    });
+
+    it("gives the same times a saved schedule would, from a known moment, across a weekend", () => {
+      // 2030-01-04 is a Friday.
+      const { next } = studio.container.schedules.preview(
+        "0 9 * * 1-5",
+        "Asia/Ho_Chi_Minh",
+        new Date("2030-01-04T00:00:00Z"),
+      );
+      expect(next).toEqual([
+        "2030-01-04T02:00:00.000Z",
+        "2030-01-07T02:00:00.000Z",
+        "2030-01-08T02:00:00.000Z",
+        "2030-01-09T02:00:00.000Z",
+        "2030-01-10T02:00:00.000Z",
+      ]);
+      // Daylight saving: 09:00 in New York is 14:00 UTC in winter and 13:00 UTC from 10 March 2030.
+      expect(
+        studio.container.schedules.preview("0 9 * * *", "America/New_York", new Date("2030-03-08T00:00:00Z")).next,
+      ).toEqual([
+        "2030-03-08T14:00:00.000Z",
+        "2030-03-09T14:00:00.000Z",
+        "2030-03-10T13:00:00.000Z",
+        "2030-03-11T13:00:00.000Z",
+        "2030-03-12T13:00:00.000Z",
+      ]);
+    });
+
+    it("uses UTC when no time zone is given", async () => {
+      const { timezone, next } = (await preview({ cron: "0 0 1 1 *" })).json().data;
+      expect(timezone).toBe("UTC");
+      expect((next as string[]).map((at) => at.slice(4))).toEqual(Array(5).fill("-01-01T00:00:00.000Z"));
+    });
+
+    it.each([
+      [{ cron: "61 * * * *" }, "SCHEDULE_CRON_INVALID"],
+      [{ cron: "every day" }, "SCHEDULE_CRON_INVALID"],
+      [{ cron: "* * * * *", timezone: "Mars/Olympus_Mons" }, "SCHEDULE_TIMEZONE_INVALID"],
+      [{ cron: "* * * * * *" }, "SCHEDULE_INTERVAL_TOO_SHORT"],
+      [{ cron: "*/30 * * * * *", timezone: "Asia/Ho_Chi_Minh" }, "SCHEDULE_INTERVAL_TOO_SHORT"],
+      [{ cron: "" }, "VALIDATION_FAILED"],
+      [{ timezone: "UTC" }, "VALIDATION_FAILED"],
+      [{ cron: "* * * * *", input: {} }, "VALIDATION_FAILED"],
+    ])("refuses %j with %s", async (payload, code) => {
+      const response = await preview(payload);
+      expect(response.statusCode).toBe(422);
+      expect(response.json().error.code).toBe(code);
+    });
+
+    it("needs a signed-in user", async () => {
+      const response = await preview({ cron: "* * * * *" }, null);
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error.code).toBe("AUTH_REQUIRED");
+    });
+  });
+
+  it("lists the runs a schedule started, and only those", async () => {
+    const schedule = (await create({ cron: "* * * * *", input: { n: 7 } })).json().data;
+    const sibling = (await create({ cron: "* * * * *", input: { n: 8 } })).json().data;
+    const due = new Date(Date.now() - 60_000).toISOString();
+    await studio.container.database.db
+      .updateTable("schedules")
+      .set({ next_fire_at: due })
+      .where("id", "in", [schedule.id, sibling.id])
+      .execute();
+    await studio.container.schedules.tick();
+    await studio.container.runs.idle();
+    const listed = await studio.app.inject({
+      method: "GET",
+      url: `/api/runs?schedule_id=${schedule.id}`,
+      headers: owner.auth,
+    });
+    expect(listed.statusCode).toBe(200);
+    const runs = listed.json().data;
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ trigger: "schedule", schedule_id: schedule.id, workflow_id: workflowId });
+    const run = (await studio.app.inject({ method: "GET", url: `/api/runs/${runs[0].id}`, headers: owner.auth })).json()
+      .data;
+    expect(run).toMatchObject({ schedule_id: schedule.id, input: { n: 7 } });
+    const others = (
+      await studio.app.inject({ method: "GET", url: `/api/runs?schedule_id=${sibling.id}`, headers: owner.auth })
+    ).json().data;
+    expect(others.map((r: { schedule_id: string }) => r.schedule_id)).toEqual([sibling.id]);
+  });
+
   it("never fires one schedule twice within the minimum interval, whatever its cron says", async () => {
     // A schedule saved before the check existed (or written by hand): every second.
     const t0 = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000);

@@ -60,6 +60,8 @@ export const CATALOG = {
     status: 409,
     message: "The run is still queued or running; fork it once it has ended, waits for a person or is paused.",
   },
+  RUN_FILTER_RANGE_INVALID: { status: 422, message: "The time range ends before it starts (from is after to)." },
+  RUNS_NOT_COMPARABLE: { status: 422, message: "Only two runs of the same saved workflow can be compared." },
   RUN_CHECKPOINT_NOT_FOUND: { status: 404, message: "The run has no such superstep or checkpoint." },
   FORK_STATE_INVALID: { status: 422, message: "The edited state does not fit the workflow's state fields." },
   FORK_DOCUMENT_INCOMPATIBLE: {

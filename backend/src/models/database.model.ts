@@ -90,6 +90,8 @@ export interface RunsTable {
   fork_rerun: string | null;
   /** JSON object of an editor run's pinned outputs by node id: those nodes do not execute. */
   pins: string | null;
+  /** The schedule whose fire started the run (trigger `schedule` only). */
+  schedule_id: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;

@@ -26,6 +26,8 @@ export interface NewRun {
   fork?: { parentRunId: string; parentCheckpointId: string; rerun: string };
   /** An editor run's pinned outputs (JSON object by node id). */
   pins?: string | null;
+  /** The schedule whose fire started the run. */
+  scheduleId?: string | null;
 }
 
 export interface RunEventInput {
@@ -56,6 +58,14 @@ export interface RunEnding {
 export interface RunFilter {
   workflowId?: string;
   status?: string;
+  trigger?: string;
+  scheduleId?: string;
+  /** Created at or after this ISO time. */
+  from?: string;
+  /** Created at or before this ISO time. */
+  to?: string;
+  /** A run id or the start of one. */
+  idPrefix?: string;
 }
 
 const ACTIVE = ["queued", "running"];
@@ -94,6 +104,7 @@ const RUN_COLUMNS = [
   "parent_checkpoint_id",
   "fork_rerun",
   "pins",
+  "schedule_id",
   "created_at",
   "started_at",
   "finished_at",
@@ -316,6 +327,7 @@ export class RunRepository {
       parent_checkpoint_id: input.fork?.parentCheckpointId ?? null,
       fork_rerun: input.fork?.rerun ?? null,
       pins: input.pins ?? null,
+      schedule_id: input.scheduleId ?? null,
       created_at: now,
       started_at: null,
       finished_at: null,
@@ -367,29 +379,42 @@ export class RunRepository {
     return (await selectRun(this.#db, { id })).rows[0];
   }
 
+  /**
+   * A page of the owner's runs, newest first, with the name of their workflow (null for a run of
+   * an unsaved document). Every filter narrows the rows the owner's index (owner_id, created_at) reads.
+   */
   list(ownerId: string, filter: RunFilter, limit: number, offset: number) {
     let query = this.#db
       .selectFrom("runs")
+      .leftJoin("workflows", "workflows.id", "runs.workflow_id")
       .select([
-        "id",
-        "workflow_id",
-        "workflow_version",
-        "trigger",
-        "mode",
-        "status",
-        "error",
-        "metrics",
-        "parent_run_id",
-        "parent_checkpoint_id",
-        "pins",
-        "created_at",
-        "started_at",
-        "finished_at",
+        "runs.id",
+        "runs.workflow_id",
+        "workflows.name as workflow_name",
+        "runs.workflow_version",
+        "runs.trigger",
+        "runs.mode",
+        "runs.status",
+        "runs.error",
+        "runs.metrics",
+        "runs.parent_run_id",
+        "runs.parent_checkpoint_id",
+        "runs.pins",
+        "runs.schedule_id",
+        "runs.created_at",
+        "runs.started_at",
+        "runs.finished_at",
       ])
-      .where("owner_id", "=", ownerId);
-    if (filter.workflowId) query = query.where("workflow_id", "=", filter.workflowId);
-    if (filter.status) query = query.where("status", "=", filter.status);
-    return query.orderBy("created_at", "desc").orderBy("id").limit(limit).offset(offset).execute();
+      .where("runs.owner_id", "=", ownerId);
+    if (filter.workflowId) query = query.where("runs.workflow_id", "=", filter.workflowId);
+    if (filter.status) query = query.where("runs.status", "=", filter.status);
+    if (filter.trigger) query = query.where("runs.trigger", "=", filter.trigger);
+    if (filter.scheduleId) query = query.where("runs.schedule_id", "=", filter.scheduleId);
+    if (filter.from) query = query.where("runs.created_at", ">=", filter.from);
+    if (filter.to) query = query.where("runs.created_at", "<=", filter.to);
+    // The prefix holds only hex digits and dashes (checked by the route): no LIKE wildcards.
+    if (filter.idPrefix) query = query.where("runs.id", "like", `${filter.idPrefix}%`);
+    return query.orderBy("runs.created_at", "desc").orderBy("runs.id").limit(limit).offset(offset).execute();
   }
 
   /**

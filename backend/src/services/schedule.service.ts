@@ -84,6 +84,9 @@ export function checkInterval(cron: string, timezone: string, minSeconds: number
   }
 }
 
+/** How many fire times a preview shows. */
+export const PREVIEW_FIRES = 5;
+
 export class ScheduleService {
   readonly #schedules: ScheduleRepository;
   readonly #workflows: WorkflowRepository;
@@ -131,6 +134,18 @@ export class ScheduleService {
     await this.#schedules.delete(id);
   }
 
+  /**
+   * The next fire times of a cron in a time zone, for the editor's cron field, checked as a saved
+   * schedule is (time zone, cron, minimum interval): what the preview shows is what saving gives.
+   */
+  preview(cron: string, timezone = "UTC", now = new Date()): { cron: string; timezone: string; next: string[] } {
+    this.#fields({ cron, timezone }, now);
+    const fires = CronExpressionParser.parse(cron, { currentDate: now, tz: timezone });
+    const next: string[] = [];
+    while (next.length < PREVIEW_FIRES && fires.hasNext()) next.push(fires.next().toDate().toISOString());
+    return { cron, timezone, next };
+  }
+
   /** Fires every due schedule once; returns how many runs were started. */
   async tick(now = new Date()): Promise<number> {
     let fired = 0;
@@ -147,7 +162,7 @@ export class ScheduleService {
           actor,
           schedule.workflow_id,
           { input: JSON.parse(schedule.input) as Record<string, unknown> },
-          { trigger: "schedule", idempotencyKey: `schedule:${schedule.id}:${dueAt}` },
+          { trigger: "schedule", idempotencyKey: `schedule:${schedule.id}:${dueAt}`, scheduleId: schedule.id },
         );
         fired++;
       } catch (error) {
@@ -181,11 +196,10 @@ export class ScheduleService {
     if (this.#timer) clearInterval(this.#timer);
   }
 
-  #fields(body: ScheduleBody) {
+  #fields(body: ScheduleBody, now = new Date()) {
     const timezone = body.timezone ?? "UTC";
     checkTimezone(timezone);
     const enabled = body.enabled ?? true;
-    const now = new Date();
     const next = nextFire(body.cron, timezone, now);
     checkInterval(body.cron, timezone, this.#minIntervalMs / 1000, now);
     return {

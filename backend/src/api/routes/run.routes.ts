@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { RUN_STATUSES } from "../../engine/runtime/events.js";
-import { dataEnvelope, errorResponse } from "../../schemas/common.schema.js";
+import { dataEnvelope, errorResponse, pageEnvelope } from "../../schemas/common.schema.js";
+import { runCompareQuery, runCompareView, runListFilters, runListItem } from "../../schemas/run-list.schema.js";
 import type { Container } from "../deps.js";
 import { actorOf } from "../request-context.js";
 import { pageResponse } from "./page-response.js";
@@ -10,6 +11,7 @@ const security = [{ bearer: [] }];
 const idParams = z.strictObject({ id: z.string().min(1).max(100) });
 const runView = z.record(z.string(), z.unknown());
 const notFound = { 404: errorResponse, 409: errorResponse };
+const runListQuery = runListFilters.extend({ status: z.enum(RUN_STATUSES).optional() });
 
 export const runRoutes =
   (c: Container): FastifyPluginAsyncZod =>
@@ -19,22 +21,39 @@ export const runRoutes =
       {
         schema: {
           tags: ["runs"],
-          summary: "Your runs, newest first",
+          summary: "Your runs, newest first, filtered by workflow, status, trigger, schedule, time range or id",
           security,
-          querystring: z.strictObject({
-            workflow_id: z.string().max(100).optional(),
-            status: z.enum(RUN_STATUSES).optional(),
-            limit: z.coerce.number().int().min(1).max(200).default(50),
-            offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
-          }),
+          querystring: runListQuery,
+          response: { 200: pageEnvelope(runListItem), 422: errorResponse },
         },
       },
       async (request) => {
-        const { workflow_id, status, limit, offset } = request.query;
+        const { workflow_id, status, trigger, schedule_id, from, to, q, limit, offset } = request.query;
         return pageResponse(
-          await c.runs.list(actorOf(request), { workflowId: workflow_id, status }, { limit, offset }),
+          await c.runs.list(
+            actorOf(request),
+            { workflowId: workflow_id, status, trigger, scheduleId: schedule_id, from, to, idPrefix: q },
+            { limit, offset },
+          ),
         );
       },
+    );
+
+    app.get(
+      "/api/runs/compare",
+      {
+        schema: {
+          tags: ["runs"],
+          summary:
+            "Two runs of one workflow side by side: state field by field, and each node's status, time and output",
+          security,
+          querystring: runCompareQuery,
+          response: { 200: dataEnvelope(runCompareView), 404: errorResponse, 422: errorResponse },
+        },
+      },
+      async (request) => ({
+        data: await c.runCompare.compare(actorOf(request), request.query.a, request.query.b),
+      }),
     );
 
     app.get(

@@ -19,6 +19,28 @@ const errors = { 404: errorResponse, 422: errorResponse };
 export const scheduleRoutes =
   (c: Container): FastifyPluginAsyncZod =>
   async (app) => {
+    app.post(
+      "/api/schedules/preview",
+      {
+        schema: {
+          tags: ["schedules"],
+          summary: "The next five fire times of a cron in a time zone, checked as saving a schedule checks it",
+          security,
+          body: z.strictObject({
+            cron: z.string().trim().min(1).max(200),
+            timezone: z.string().min(1).max(100).optional(),
+          }),
+          response: {
+            200: dataEnvelope(z.object({ cron: z.string(), timezone: z.string(), next: z.array(z.string()) })),
+            422: errorResponse,
+          },
+        },
+      },
+      async (request) => {
+        actorOf(request);
+        return { data: c.schedules.preview(request.body.cron, request.body.timezone) };
+      },
+    );
     app.get(
       "/api/workflows/:id/schedules",
       {

@@ -7,6 +7,7 @@ import * as runLifecycle from "./0004-run-lifecycle.migration.js";
 import * as runIndexes from "./0005-run-indexes.migration.js";
 import * as runForks from "./0006-run-forks.migration.js";
 import * as runPins from "./0007-run-pins.migration.js";
+import * as runSchedules from "./0008-run-schedules.migration.js";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
@@ -16,4 +17,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0005-run-indexes": runIndexes,
   "0006-run-forks": runForks,
   "0007-run-pins": runPins,
+  "0008-run-schedules": runSchedules,
 };

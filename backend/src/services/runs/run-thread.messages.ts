@@ -21,6 +21,8 @@ export type FromRunThread =
   | { type: "ended"; runId: string }
   /** A background failure, for the process's monitor (logged and counted there). */
   | { type: "failed"; task: BackgroundTask; message: string; error: ErrorData; fields: Record<string, unknown> }
+  /** The thread's executor and database connection are set up: it takes turns from now on. */
+  | { type: "ready" }
   /** Everything released; the thread is about to end. */
   | { type: "closed" };
 

@@ -8,7 +8,9 @@
 // A thread that dies (it should not; a bug could make it) ends the turns it was executing without
 // an ending: their runs keep their leases until these expire, and the sweeper queues them again to
 // go on from their last checkpoint, exactly as after a crash of the whole process. The next run
-// starts a new thread.
+// starts a new thread. A thread that cannot start (its modules fail to load, its database cannot be
+// opened or reached) rejects the turns handed to it with an error saying so, and counts as a
+// background failure; the runs stay queued for the next attempt.
 import { Worker } from "node:worker_threads";
 import type { Config } from "../../core/config.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
@@ -16,7 +18,8 @@ import type { RunBus } from "./run-bus.js";
 import { type FromRunThread, revivedError, type ToRunThread } from "./run-thread.messages.js";
 import type { RunWorker } from "./run-worker.js";
 
-// How long a closing thread may take to finish its turns' endings and release its connection.
+// How long a closing thread may take to finish its turns' endings and release its connection;
+// after that it is terminated.
 const CLOSE_TIMEOUT_MS = 10_000;
 
 // The thread's first module. From the TypeScript sources (tests), Node strips the types itself, but
@@ -40,7 +43,7 @@ if (workerData.entry.endsWith(".ts")) {
 import(workerData.entry);
 `;
 
-const ENTRY = new URL(
+const WORKER_ENTRY = new URL(
   import.meta.url.endsWith(".ts") ? "./run-thread.worker.ts" : "./run-thread.worker.js",
   import.meta.url,
 ).href;
@@ -55,6 +58,8 @@ export class RunThread implements RunWorker {
   readonly #bus: RunBus;
   readonly #monitor: BackgroundMonitor;
   readonly #onEnded: (runId: string) => void;
+  readonly #entry: string;
+  readonly #closeTimeoutMs: number;
   #worker: Worker | null = null;
   /** Turns the thread is executing, by run id (the queue hands a run to one turn at a time). */
   readonly #jobs = new Map<string, Job>();
@@ -66,7 +71,12 @@ export class RunThread implements RunWorker {
     monitor: BackgroundMonitor;
     /** Called when a run with a callback URL reaches a final status. */
     onEnded(runId: string): void;
+    /** The thread's module (tests start threads that fail or never stop). */
+    entry?: string;
+    closeTimeoutMs?: number;
   }) {
+    this.#entry = deps.entry ?? WORKER_ENTRY;
+    this.#closeTimeoutMs = deps.closeTimeoutMs ?? CLOSE_TIMEOUT_MS;
     this.#config = deps.config;
     this.#bus = deps.bus;
     this.#monitor = deps.monitor;
@@ -112,7 +122,14 @@ export class RunThread implements RunWorker {
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
     this.#send(worker, { type: "close" });
-    const timer = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      this.#monitor.failed(
+        "run",
+        `the run thread did not stop within ${this.#closeTimeoutMs} ms of being asked to close; terminated`,
+        new Error("run thread close timed out"),
+      );
+      void worker.terminate();
+    }, this.#closeTimeoutMs);
     await exited;
     clearTimeout(timer);
   }
@@ -131,14 +148,36 @@ export class RunThread implements RunWorker {
     const worker = new Worker(BOOTSTRAP, {
       eval: true,
       name: "superstep runs",
-      workerData: { entry: ENTRY, config: this.#config },
+      workerData: { entry: this.#entry, config: this.#config },
     });
-    worker.on("message", (message: FromRunThread) => this.#receive(worker, message));
-    worker.on("error", (error) => this.#monitor.failed("run", "the run thread failed", error));
+    /** Whether its executor and database are set up; and why it failed before they were. */
+    let ready = false;
+    let startError: unknown = null;
+    worker.on("message", (message: FromRunThread) => {
+      if (message.type === "ready") ready = true;
+      else this.#receive(worker, message);
+    });
+    worker.on("error", (error) => {
+      // Before it is ready, the exit that follows reports the failure once, with the turns it ends.
+      if (ready) this.#monitor.failed("run", "the run thread failed", error);
+      else startError = error;
+    });
     worker.on("exit", (code) => {
       if (this.#worker === worker) this.#worker = null;
       const lost = [...this.#jobs.values()];
       this.#jobs.clear();
+      // A thread terminated while closing is reported by close() (if at all), not as a start failure.
+      if (!ready && !this.#closed) {
+        const reason = startError instanceof Error ? startError.message : `exit code ${code}`;
+        const error = new Error(
+          `the run thread could not start (${reason}); the run stays queued and is tried again on a new thread`,
+          { cause: startError ?? undefined },
+        );
+        error.name = "RunThreadStartError";
+        this.#monitor.failed("run", "the run thread could not start", startError ?? error);
+        for (const job of lost) job.reject(error);
+        return;
+      }
       const error = new Error(
         `the run thread ended (exit code ${code}) during a turn; the run goes on from its last checkpoint once its lease expires`,
       );
@@ -169,6 +208,7 @@ export class RunThread implements RunWorker {
       case "failed":
         this.#monitor.failed(message.task, message.message, revivedError(message.error), message.fields);
         return;
+      case "ready":
       case "closed":
         return;
     }

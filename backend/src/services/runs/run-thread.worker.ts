@@ -1,6 +1,7 @@
 // The run thread (see run-thread.ts): an executor with its own database connection, driven by
 // messages from the thread that answers requests.
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { sql } from "kysely";
 import type { Config } from "../../core/config.js";
 import { createLogger } from "../../core/logging.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
@@ -68,6 +69,11 @@ async function close(): Promise<void> {
   port.close();
 }
 
+// The connection answers before the thread takes any turn: a database the thread cannot reach fails
+// its start (the turns already sent to it are rejected as such) instead of each turn on its own.
+// Turns sent meanwhile wait in the port until the listener below is attached.
+await sql`select 1`.execute(database.forRuns.db);
+
 port.on("message", (message: ToRunThread) => {
   switch (message.type) {
     case "execute":
@@ -87,3 +93,4 @@ port.on("message", (message: ToRunThread) => {
       return;
   }
 });
+send({ type: "ready" });

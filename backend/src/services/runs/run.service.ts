@@ -70,6 +70,7 @@ export function toRunView(row: RunRow) {
     parent_checkpoint_id: row.parent_checkpoint_id,
     /** The nodes an editor run did not execute: their pinned output was used instead. */
     pinned_nodes: pinnedNodes(row.pins),
+    schedule_id: row.schedule_id,
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
@@ -159,6 +160,7 @@ export class RunService {
       apiKeyId?: string;
       /** Pinned outputs by node id: editor runs only (startEditorRun), never hooks or schedules. */
       pins?: Record<string, unknown>;
+      scheduleId?: string;
     },
   ): Promise<{ run: RunView; created: boolean }> {
     const workflow = await this.#workflows.findById(workflowId);
@@ -195,6 +197,7 @@ export class RunService {
       callbackUrl: request.callback_url ?? null,
       apiKeyId: meta.apiKeyId ?? null,
       pins,
+      scheduleId: meta.scheduleId ?? null,
     };
     const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, (visible) =>
       this.#createQueued(newRun, visible),
@@ -287,7 +290,20 @@ export class RunService {
     return toRunView(await this.#owned(actor, id));
   }
 
+  /** The runs page: the owner's runs, newest first; `from` and `to` are ISO times (any offset). */
   async list(actor: Actor, filter: RunFilter, page: PaginationQuery): Promise<Page<ReturnType<typeof summary>>> {
+    const from = filter.from === undefined ? undefined : new Date(filter.from);
+    const to = filter.to === undefined ? undefined : new Date(filter.to);
+    if (from && to && from.getTime() > to.getTime()) {
+      throw new AppError("RUN_FILTER_RANGE_INVALID", { from: filter.from, to: filter.to });
+    }
+    // Stored times are UTC toISOString() text: the bounds in the same form compare as text.
+    filter = {
+      ...filter,
+      from: from?.toISOString(),
+      to: to?.toISOString(),
+      idPrefix: filter.idPrefix?.toLowerCase(),
+    };
     const rows = await this.#runs.list(actor.userId, filter, page.limit + 1, page.offset);
     return toPage(rows.map(summary), page);
   }
@@ -502,21 +518,28 @@ function pinsText(workflow: Parameters<typeof checkPins>[0], pins: Record<string
 }
 
 function summary(row: Awaited<ReturnType<RunRepository["list"]>>[number]) {
+  const error = parse(row.error) as { code?: unknown } | null;
+  const ended = row.started_at !== null && row.finished_at !== null;
   return {
     id: row.id,
     workflow_id: row.workflow_id,
+    workflow_name: row.workflow_name ?? null,
     workflow_version: row.workflow_version,
     trigger: row.trigger,
     mode: row.mode,
     status: row.status,
-    error: parse(row.error),
+    error_code: typeof error?.code === "string" ? error.code : null,
+    error,
     metrics: parse(row.metrics),
     parent_run_id: row.parent_run_id,
     parent_checkpoint_id: row.parent_checkpoint_id,
     pinned_nodes: pinnedNodes(row.pins),
+    schedule_id: row.schedule_id,
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
+    // From the first start to the end, waits included; null until the run has ended.
+    duration_ms: ended ? Date.parse(row.finished_at as string) - Date.parse(row.started_at as string) : null,
   };
 }
 
