@@ -40,6 +40,8 @@ export const runListItem = z.object({
   parent_run_id: z.string().nullable(),
   parent_checkpoint_id: z.string().nullable(),
   schedule_id: z.string().nullable(),
+  /** The nodes an editor run did not execute: their pinned output was used instead. */
+  pinned_nodes: z.array(z.string()),
   created_at: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

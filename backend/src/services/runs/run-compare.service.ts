@@ -88,7 +88,9 @@ export class RunCompareService {
   }
 
   async compare(actor: Actor, aId: string, bId: string): Promise<RunCompareView> {
-    const [a, b] = await Promise.all([this.#owned(actor, aId), this.#owned(actor, bId)]);
+    // One after the other: when both are refused, the answer names `a`, every time.
+    const a = await this.#owned(actor, aId);
+    const b = await this.#owned(actor, bId);
     // Runs of an unsaved document have no workflow: they are compared with nothing.
     if (a.workflow_id === null || a.workflow_id !== b.workflow_id) {
       throw new AppError("RUNS_NOT_COMPARABLE", { a_workflow_id: a.workflow_id, b_workflow_id: b.workflow_id });

@@ -8,7 +8,7 @@ import { formatDuration } from "./run-format";
 import { useOptionalRunStore } from "./run-store";
 import { type NodeBadge, nodeBadge } from "./run-trace";
 
-const NO_RUN = createStore(() => ({ trace: null }));
+const NO_RUN = createStore(() => ({ trace: null, pins: {} as Record<string, unknown> }));
 
 export const BADGE_CLASSES: Record<NodeBadge, { ring: string; pill: string }> = {
   running: { ring: "ring-sky-500 animate-pulse", pill: "bg-sky-700 text-white" },
@@ -32,7 +32,12 @@ export function NodeRunBadge({
   const store = useOptionalRunStore() ?? NO_RUN;
   // Selected as the visit (a new object only when this node's visit changes) and the badge text.
   const visit = useStore(store, (s) => s.trace?.latest.get(nodeId) ?? null);
-  const badge = useStore(store, (s) => (s.trace ? nodeBadge(s.trace, nodeId, nodeType) : null));
+  // A pinned node shows its pin before any run: the next editor run will not execute it.
+  const badge = useStore(store, (s) => {
+    const shown = s.trace ? nodeBadge(s.trace, nodeId, nodeType) : null;
+    if (shown && shown !== "skipped") return shown;
+    return "pins" in s && s.pins[nodeId] !== undefined ? "pinned" : shown;
+  });
   if (!badge) return null;
   const duration = visit?.durationMs != null ? formatDuration(visit.durationMs) : null;
   return (

@@ -9,10 +9,13 @@ import { Button } from "@/components/ui/button";
 import { api, type Workflow } from "@/lib/api";
 import { cn } from "@/lib/utils";
 import { selectDocument, selectIsDirty, selectSavedVersion, useDocument } from "../editor/document";
+import { useEditorUi } from "../editor/layout/editor-ui-store";
 import { ForkDialog, type ForkTarget } from "./fork-dialog";
 import { HumanForm } from "./human-form";
 import type { FormProblem } from "./human-form-check";
+import { NodeRunDialog } from "./node-run-dialog";
 import { useRunFromUrl } from "./open-run-from-url";
+import { PinsList } from "./pins-list";
 import { runErrorText } from "./run-error-text";
 import { draftFrom, inputFields, RunInputForm, readInput } from "./run-input-form";
 import { readInputHistory, rememberInput } from "./run-input-history";
@@ -59,6 +62,9 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
       ),
     [document],
   );
+  const nodeIds = useMemo(() => new Set(document.nodes.map((n) => n.id)), [document]);
+  const selectedNode = useEditorUi((s) => (s.selectedNodeIds.length === 1 ? s.selectedNodeIds[0] : undefined));
+  const selectedRunnable = selectedNode !== undefined && nodeIds.has(selectedNode);
   const labelOf = useCallback((nodeId: string) => labels.get(nodeId) ?? nodeId, [labels]);
   const chosenSource = source === "auto" ? (dirty || savedVersion === null ? "draft" : "saved") : source;
   const active = status !== null && ACTIVE.has(status);
@@ -155,6 +161,25 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
         >
           <StepForwardIcon aria-hidden />
           {t("run.actions.step")}
+        </Button>
+        <Button
+          variant="ghost"
+          size="sm"
+          className="h-7"
+          disabled={!selectedRunnable}
+          title={t("run.nodeRun.toolbarHint")}
+          onClick={() =>
+            selectedNode &&
+            store.getState().openNodeRun({
+              nodeId: selectedNode,
+              superstep: store.getState().trace?.latest.get(selectedNode)
+                ? Math.max(0, (store.getState().trace?.latest.get(selectedNode)?.superstep ?? 1) - 1)
+                : null,
+            })
+          }
+          data-testid="run-node-alone"
+        >
+          {t("run.nodeRun.open")}
         </Button>
         {status === "paused" && (
           <Button
@@ -254,6 +279,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
               </Tabs.List>
               <Tabs.Content value="input" className="min-h-0 flex-1 overflow-y-auto outline-none">
                 <RunInputForm fields={fields} draft={draft} onChange={setDraft} problems={problems} history={history} />
+                <PinsList labelOf={labelOf} nodeIds={nodeIds} />
               </Tabs.Content>
               <Tabs.Content value="trace" className="min-h-0 flex-1 outline-none">
                 <TraceList labelOf={labelOf} />
@@ -277,6 +303,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
           </div>
         </div>
       )}
+      <NodeRunDialog labelOf={labelOf} document={document} />
       <ForkDialog
         target={forkTarget}
         labelOf={labelOf}

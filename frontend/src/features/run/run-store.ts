@@ -5,8 +5,8 @@ import { createContext, createElement, type ReactNode, useContext } from "react"
 import { useStore } from "zustand";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { getSession } from "@/lib/session";
-import { type Pins, readPins, writePins } from "./run-pins";
 import { type ConnectionState, RunConnection, type RunConnectionOptions, runSocketUrl } from "./run-connection";
+import { type Pins, readPins, writePins } from "./run-pins";
 import { applyEvents, createTrace, type EdgeLike, type RunTrace, type TraceGraph, traceGraph } from "./run-trace";
 import type { EventError, RunEvent, RunStatus } from "./run-types";
 

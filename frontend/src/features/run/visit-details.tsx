@@ -1,6 +1,6 @@
 // One node visit of the trace: status, duration, iteration, its input (the state before its
 // superstep), output, error, the LLM tokens as they stream, and whether its result was reused.
-import { GitForkIcon } from "lucide-react";
+import { GitForkIcon, PinIcon, PinOffIcon, PlayIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
 import { Button } from "@/components/ui/button";
 import { runErrorText } from "./run-error-text";
@@ -32,6 +32,10 @@ export function VisitDetails({
   const visit = useRun((s) => (s.selectedVisit === null ? null : (s.trace?.visits[s.selectedVisit] ?? null)));
   const ended = useRun((s) => !!s.trace && !["queued", "running"].includes(s.trace.status));
   const steps = useRunSteps(visit !== null);
+  const pinned = useRun((s) => (visit ? s.pins[visit.nodeId] !== undefined : false));
+  const pin = useRun((s) => s.pin);
+  const unpin = useRun((s) => s.unpin);
+  const openNodeRun = useRun((s) => s.openNodeRun);
   if (index === null || !visit) return <p className="p-3 text-sm text-muted-foreground">{t("run.details.pick")}</p>;
   const badge = badgeOfVisit(visit);
   const before = steps.data?.filter((s) => s.superstep < visit.superstep && s.state).at(-1);
@@ -62,6 +66,44 @@ export function VisitDetails({
             {t("run.fork.fromBefore")}
           </Button>
         )}
+      </div>
+      <div className="flex flex-wrap gap-2">
+        {ended && (
+          <Button
+            variant="outline"
+            size="sm"
+            className="h-7"
+            onClick={() => openNodeRun({ nodeId: visit.nodeId, superstep: Math.max(0, visit.superstep - 1) })}
+            data-testid="visit-run-alone"
+          >
+            <PlayIcon aria-hidden />
+            {t("run.nodeRun.open")}
+          </Button>
+        )}
+        {visit.output &&
+          (pinned ? (
+            <Button
+              variant="outline"
+              size="sm"
+              className="h-7"
+              onClick={() => unpin(visit.nodeId)}
+              data-testid="visit-unpin"
+            >
+              <PinOffIcon aria-hidden />
+              {t("run.pins.unpin")}
+            </Button>
+          ) : (
+            <Button
+              variant="outline"
+              size="sm"
+              className="h-7"
+              onClick={() => pin(visit.nodeId, visit.output ?? {})}
+              data-testid="visit-pin"
+            >
+              <PinIcon aria-hidden />
+              {t("run.pins.pinOutput")}
+            </Button>
+          ))}
       </div>
       {visit.reused && <p className="text-xs text-violet-700 dark:text-violet-300">{t("run.details.reused")}</p>}
       {visit.pinned && <p className="text-xs text-indigo-700 dark:text-indigo-300">{t("run.details.pinned")}</p>}
