@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeOpenAI, type FakeServer } from "../backend/test/fake-openai-server.js";
-import { createWorkflow, type Lang, openContext, screenshot, seriousViolations, storeSession } from "./studio.js";
+import { api, createWorkflow, type Lang, openContext, screenshot, seriousViolations, storeSession } from "./studio.js";
 import { studioSuite } from "./studio-suite.js";
 
 interface Doc {
@@ -256,6 +256,80 @@ describe("running a workflow from the editor in a browser", () => {
       await expect
         .poll(() => page.getByTestId("visit-output").textContent())
         .toContain("we will get back to you soon.");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("runs one node alone on a past step's state, pins its output, and the next run does not call it", async () => {
+    const document: Doc = {
+      name: "Pin the model",
+      state: [
+        { name: "message", type: "string", default: "hi" },
+        { name: "answer", type: "string" },
+      ],
+      nodes: [
+        { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: ["message"] } },
+        {
+          id: "reply",
+          type: "llm",
+          position: { x: 250, y: 0 },
+          data: {
+            label: "Reply",
+            provider: "openai",
+            model: "fake",
+            base_url: llm.url,
+            prompt: "{{state.message}}",
+            output_field: "answer",
+          },
+        },
+        { id: "end", type: "end", position: { x: 500, y: 0 }, data: { outputs: ["answer"] } },
+      ],
+      edges: [
+        { id: "e1", source: "start", target: "reply" },
+        { id: "e2", source: "reply", target: "end" },
+      ],
+    };
+    const { context, page, workflowId } = await openEditor(document, "en");
+    try {
+      await page.getByTestId("run-panel-toggle").click();
+      await page.locator(".react-flow__controls-fitview").click();
+      let calls = llm.requests.length;
+      await page.getByTestId("run-start").click();
+      await waitForStatus(page, "ok");
+      expect(llm.requests.length).toBe(++calls);
+
+      // Run the LLM node alone on the state before its step: one more call, nothing upstream.
+      await page.getByTestId("run-tab-trace").click();
+      await page.getByTestId("trace-visit-reply").click();
+      await page.getByTestId("visit-run-alone").click();
+      const dialog = page.getByTestId("node-run-dialog");
+      await dialog.getByTestId("node-run-start").click();
+      await expect.poll(() => dialog.getByTestId("node-run-result").getAttribute("data-status")).toBe("ok");
+      expect(await dialog.getByTestId("node-run-output").textContent()).toContain("Hello from the fake model.");
+      expect(llm.requests.length).toBe(++calls);
+      // Pin that output: the node shows it, and the next editor run uses it without calling the model.
+      await dialog.getByTestId("node-run-pin").click();
+      await page.keyboard.press("Escape");
+      await page.getByTestId("run-start").click();
+      await waitForStatus(page, "ok");
+      expect(await nodeStatus(page, "reply")).toBe("pinned");
+      expect(llm.requests.length).toBe(calls);
+      const runs = await api<{ pinned_nodes: string[]; trigger: string }[]>(
+        suite.studio,
+        "GET",
+        `/api/runs?workflow_id=${workflowId}`,
+        {
+          token: suite.token,
+        },
+      );
+      expect(runs.body.data?.map((r) => r.pinned_nodes)).toEqual([["reply"], []]);
+      // Unpinned, the model is called again.
+      await page.getByTestId("run-tab-input").click();
+      await page.getByTestId("pin-reply").getByRole("button").click();
+      await page.getByTestId("run-start").click();
+      await waitForStatus(page, "ok");
+      expect(llm.requests.length).toBe(calls + 1);
     } finally {
       await context.close();
     }

@@ -59,6 +59,10 @@ export const router = createBrowserRouter([
                 lazy: async () => ({ Component: (await import("@/features/editor/workflow-page")).WorkflowPage }),
               },
               {
+                path: "runs",
+                lazy: async () => ({ Component: (await import("@/features/runs/runs-page")).RunsPage }),
+              },
+              {
                 path: "import-repo",
                 lazy: async () => ({
                   Component: (await import("@/features/workflows/import-repo-page")).ImportRepoPage,

@@ -253,6 +253,10 @@ export const api = {
     save(`/api/workflows/${id(workflowId)}/versions/${number}/restore`, { method: "POST" }),
 
   getRun: <T>(runId: string) => request<T>(`/api/runs/${id(runId)}`),
+  /** A page of runs, newest first, with the runs page's filters as query parameters. */
+  listRuns: <T>(query: string, limit: number, offset: number) => page<T>(`/api/runs?${query}`, limit, offset),
+  compareRuns: <T>(a: string, b: string) => request<T>(`/api/runs/compare?a=${id(a)}&b=${id(b)}`),
+  cancelRun: (runId: string) => request<unknown>(`/api/runs/${id(runId)}/cancel`, { method: "POST" }),
   /** A run's supersteps with their checkpoints and the state after each (typed where read: the run panel). */
   runSteps: <T>(runId: string) => all<T>(`/api/runs/${id(runId)}/steps`),
   forkPreview: <T>(runId: string, body: object) =>

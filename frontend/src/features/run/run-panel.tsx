@@ -5,10 +5,11 @@ import { ChevronDownIcon, ChevronUpIcon, PlayIcon, SkipForwardIcon, SquareIcon, 
 import { Tabs } from "radix-ui";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useStore } from "zustand";
 import { Button } from "@/components/ui/button";
 import { api, type Workflow } from "@/lib/api";
 import { cn } from "@/lib/utils";
-import { selectDocument, selectIsDirty, selectSavedVersion, useDocument } from "../editor/document";
+import { selectDocument, selectIsDirty, selectSavedVersion, useDocument, useDocumentStore } from "../editor/document";
 import { useEditorUi } from "../editor/layout/editor-ui-store";
 import { ForkDialog, type ForkTarget } from "./fork-dialog";
 import { HumanForm } from "./human-form";
@@ -55,17 +56,20 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
   const [draft, setDraft] = useState(() => draftFrom(fields, history[0] ?? {}));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [forkTarget, setForkTarget] = useState<ForkTarget | null>(null);
+  // Names and the state schema as the canvas shows them: a version being previewed (a run opened
+  // from the runs page) may differ from the document being edited.
+  const preview = useEditorUi((s) => s.preview);
+  const ownStore = useDocumentStore();
+  const shown = useStore(preview?.store ?? ownStore, selectDocument);
   const labels = useMemo(
     () =>
-      new Map(
-        document.nodes.map((n) => [n.id, typeof n.data.label === "string" && n.data.label ? n.data.label : n.id]),
-      ),
-    [document],
+      new Map(shown.nodes.map((n) => [n.id, typeof n.data.label === "string" && n.data.label ? n.data.label : n.id])),
+    [shown],
   );
+  const labelOf = useCallback((nodeId: string) => labels.get(nodeId) ?? nodeId, [labels]);
   const nodeIds = useMemo(() => new Set(document.nodes.map((n) => n.id)), [document]);
   const selectedNode = useEditorUi((s) => (s.selectedNodeIds.length === 1 ? s.selectedNodeIds[0] : undefined));
   const selectedRunnable = selectedNode !== undefined && nodeIds.has(selectedNode);
-  const labelOf = useCallback((nodeId: string) => labels.get(nodeId) ?? nodeId, [labels]);
   const chosenSource = source === "auto" ? (dirty || savedVersion === null ? "draft" : "saved") : source;
   const active = status !== null && ACTIVE.has(status);
 
@@ -285,7 +289,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
                 <TraceList labelOf={labelOf} />
               </Tabs.Content>
               <Tabs.Content value="state" className="min-h-0 flex-1 overflow-y-auto outline-none">
-                <StateChangesView stateSchema={document.state} labelOf={labelOf} onFork={openFork} />
+                <StateChangesView stateSchema={shown.state} labelOf={labelOf} onFork={openFork} />
               </Tabs.Content>
             </Tabs.Root>
           </div>
