@@ -12,8 +12,8 @@ const TRIAGE = JSON.parse(readFileSync(new URL("../examples/triage.json", import
 };
 
 const TEXT = {
-  en: { none: "No run matches these filters.", banner: "version 1" },
-  vi: { none: "Không có lần chạy nào khớp bộ lọc.", banner: "phiên bản 1" },
+  en: { none: "No run matches these filters.", banner: "version 1", noErrors: "0% errors" },
+  vi: { none: "Không có lần chạy nào khớp bộ lọc.", banner: "phiên bản 1", noErrors: "0% lỗi" },
 } as const;
 
 describe("the runs page in a browser", () => {
@@ -110,6 +110,11 @@ describe("the runs page in a browser", () => {
         await page.getByTestId("run-tab-trace").click();
         await expect.poll(() => page.getByTestId("trace-count").textContent()).toMatch(/3/);
         await screenshot(page, `runs-opened-${lang}`);
+        // The heat map over the last runs: Classify ran in both, without an error.
+        await page.getByTestId("run-stats-toggle").check();
+        await expect
+          .poll(() => page.getByTestId("canvas-node-stat-classify").textContent())
+          .toContain(TEXT[lang].noErrors);
       } finally {
         await context.close();
       }

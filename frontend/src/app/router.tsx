@@ -63,6 +63,10 @@ export const router = createBrowserRouter([
                 lazy: async () => ({ Component: (await import("@/features/runs/runs-page")).RunsPage }),
               },
               {
+                path: "api-keys",
+                lazy: async () => ({ Component: (await import("@/features/triggers/api-keys-page")).ApiKeysPage }),
+              },
+              {
                 path: "import-repo",
                 lazy: async () => ({
                   Component: (await import("@/features/workflows/import-repo-page")).ImportRepoPage,

@@ -67,6 +67,17 @@ export function Shell() {
             >
               {t("shell.runs")}
             </NavLink>
+            <NavLink
+              to="/api-keys"
+              className={({ isActive }) =>
+                cn(
+                  "rounded-md px-3 py-1.5 text-sm font-medium text-muted-foreground outline-none transition-colors hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/60",
+                  isActive && "bg-accent text-accent-foreground",
+                )
+              }
+            >
+              {t("shell.apiKeys")}
+            </NavLink>
           </nav>
           <div className="ml-auto flex items-center gap-1">
             <LanguageSwitch />

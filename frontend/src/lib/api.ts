@@ -255,6 +255,8 @@ export const api = {
   getRun: <T>(runId: string) => request<T>(`/api/runs/${id(runId)}`),
   /** A page of runs, newest first, with the runs page's filters as query parameters. */
   listRuns: <T>(query: string, limit: number, offset: number) => page<T>(`/api/runs?${query}`, limit, offset),
+  nodeStats: <T>(workflowId: string, runs: number) =>
+    request<T>(`/api/workflows/${id(workflowId)}/node-stats?runs=${runs}`),
   compareRuns: <T>(a: string, b: string) => request<T>(`/api/runs/compare?a=${id(a)}&b=${id(b)}`),
   cancelRun: (runId: string) => request<unknown>(`/api/runs/${id(runId)}/cancel`, { method: "POST" }),
   /** A run's supersteps with their checkpoints and the state after each (typed where read: the run panel). */
@@ -264,6 +266,19 @@ export const api = {
   forkRun: <T>(runId: string, body: object) => request<T>(`/api/runs/${id(runId)}/fork`, { method: "POST", body }),
   /** Runs one node alone on a state (nothing is written to any run). */
   runNode: <T>(body: object) => request<T>("/api/node-runs", { method: "POST", body }),
+
+  listApiKeys: <T>() => all<T>("/api/api-keys"),
+  createApiKey: <T>(name: string) => request<T>("/api/api-keys", { method: "POST", body: { name } }),
+  revokeApiKey: (keyId: string) => request<unknown>(`/api/api-keys/${id(keyId)}`, { method: "DELETE" }),
+  listSchedules: <T>(workflowId: string) => request<T>(`/api/workflows/${id(workflowId)}/schedules`),
+  createSchedule: <T>(workflowId: string, body: object) =>
+    request<T>(`/api/workflows/${id(workflowId)}/schedules`, { method: "POST", body }),
+  updateSchedule: <T>(workflowId: string, scheduleId: string, body: object) =>
+    request<T>(`/api/workflows/${id(workflowId)}/schedules/${id(scheduleId)}`, { method: "PUT", body }),
+  deleteSchedule: (workflowId: string, scheduleId: string) =>
+    request<unknown>(`/api/workflows/${id(workflowId)}/schedules/${id(scheduleId)}`, { method: "DELETE" }),
+  previewSchedule: (cron: string, timezone: string) =>
+    request<{ next: string[] }>("/api/schedules/preview", { method: "POST", body: { cron, timezone } }),
 
   /** Every node type with the JSON Schema of its settings (typed where it is read: the inspector). */
   nodeTypes: () => request<unknown[]>("/api/node-types"),

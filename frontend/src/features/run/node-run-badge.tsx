@@ -1,14 +1,19 @@
 // A node's part in the run shown in the panel: a ring in the status colour and a badge with the
 // status and duration. It subscribes to the run store by itself, so an event re-renders the one
 // node it concerns, not the canvas or the node's drawing.
+import { useTranslation } from "react-i18next";
 import { useStore } from "zustand";
 import { createStore } from "zustand/vanilla";
 import { cn } from "@/lib/utils";
 import { formatDuration } from "./run-format";
-import { useOptionalRunStore } from "./run-store";
+import { type NodeStat, useOptionalRunStore } from "./run-store";
 import { type NodeBadge, nodeBadge } from "./run-trace";
 
-const NO_RUN = createStore(() => ({ trace: null, pins: {} as Record<string, unknown> }));
+const NO_RUN = createStore(() => ({
+  trace: null,
+  pins: {} as Record<string, unknown>,
+  nodeStats: null as Record<string, NodeStat> | null,
+}));
 
 export const BADGE_CLASSES: Record<NodeBadge, { ring: string; pill: string }> = {
   running: { ring: "ring-sky-500 animate-pulse", pill: "bg-sky-700 text-white" },
@@ -38,6 +43,8 @@ export function NodeRunBadge({
     if (shown && shown !== "skipped") return shown;
     return "pins" in s && s.pins[nodeId] !== undefined ? "pinned" : shown;
   });
+  const stat = useStore(store, (s) => ("nodeStats" in s ? s.nodeStats?.[nodeId] : undefined));
+  if (stat) return <NodeStatBadge nodeId={nodeId} stat={stat} />;
   if (!badge) return null;
   const duration = visit?.durationMs != null ? formatDuration(visit.durationMs) : null;
   return (
@@ -62,5 +69,25 @@ export function NodeRunBadge({
         {duration && <span className="tabular-nums">· {duration}</span>}
       </div>
     </>
+  );
+}
+
+/** The heat map: median time, error rate and tokens of a node over the workflow's last runs. */
+function NodeStatBadge({ nodeId, stat }: { nodeId: string; stat: NodeStat }) {
+  const { t } = useTranslation();
+  const errors = Math.round(stat.error_rate * 100);
+  const tokens = Math.round(stat.avg_input_tokens + stat.avg_output_tokens);
+  return (
+    <div
+      className={cn(
+        "canvas-detail absolute -top-3 right-2 flex items-center gap-1 rounded-full px-2 py-0.5 text-[10px] font-medium shadow-sm",
+        errors > 0 ? "bg-red-700 text-white" : "bg-slate-700 text-white",
+      )}
+      data-testid={`canvas-node-stat-${nodeId}`}
+    >
+      {stat.median_ms !== null && <span>{t("run.stats.median", { time: formatDuration(stat.median_ms) })}</span>}
+      <span>· {t("run.stats.errors", { percent: errors })}</span>
+      {tokens > 0 && <span>· {t("run.stats.tokens", { count: tokens })}</span>}
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { PinIcon } from "lucide-react";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { ScrollBox } from "@/components/scroll-box";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Label } from "@/components/ui/label";
@@ -114,7 +115,9 @@ function NodeRunForm({
             {edited === null && <p className="text-xs text-destructive">{t("run.input.notObject")}</p>}
           </div>
         ) : (
-          <pre className={PRE}>{jsonText(checkpoints.find((s) => String(s.superstep) === source)?.state ?? {})}</pre>
+          <ScrollBox className={PRE}>
+            {jsonText(checkpoints.find((s) => String(s.superstep) === source)?.state ?? {})}
+          </ScrollBox>
         )}
         <div>
           <Button
@@ -141,11 +144,11 @@ function NodeRunForm({
             {result.output && (
               <>
                 <h4 className="text-xs font-medium text-muted-foreground">{t("run.details.output")}</h4>
-                <pre className={PRE} data-testid="node-run-output">
+                <ScrollBox className={PRE} data-testid="node-run-output">
                   {jsonText(result.output)}
-                </pre>
+                </ScrollBox>
                 <h4 className="text-xs font-medium text-muted-foreground">{t("run.nodeRun.wouldWrite")}</h4>
-                <pre className={PRE}>{jsonText(result.state)}</pre>
+                <ScrollBox className={PRE}>{jsonText(result.state)}</ScrollBox>
                 <div>
                   <Button
                     variant="outline"

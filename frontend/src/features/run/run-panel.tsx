@@ -8,6 +8,7 @@ import { useTranslation } from "react-i18next";
 import { useStore } from "zustand";
 import { Button } from "@/components/ui/button";
 import { api, type Workflow } from "@/lib/api";
+import { errorCode } from "@/lib/error-message";
 import { cn } from "@/lib/utils";
 import { selectDocument, selectIsDirty, selectSavedVersion, useDocument, useDocumentStore } from "../editor/document";
 import { useEditorUi } from "../editor/layout/editor-ui-store";
@@ -20,7 +21,7 @@ import { PinsList } from "./pins-list";
 import { runErrorText } from "./run-error-text";
 import { draftFrom, inputFields, RunInputForm, readInput } from "./run-input-form";
 import { readInputHistory, rememberInput } from "./run-input-history";
-import { type RunTab, useRun, useRunStore } from "./run-store";
+import { type NodeStat, type RunTab, useRun, useRunStore } from "./run-store";
 import type { RunStep } from "./run-types";
 import { StateChangesView } from "./state-changes-view";
 import { TraceList } from "./trace-list";
@@ -45,6 +46,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
   const connection = useRun((s) => s.connection);
   const actionError = useRun((s) => s.actionError);
   const tab = useRun((s) => s.tab);
+  const [statsOn, setStatsOn] = useState(false);
   const expanded = useRun((s) => s.expanded);
   const setExpanded = useRun((s) => s.setExpanded);
   const [source, setSource] = useState<"auto" | "draft" | "saved">("auto");
@@ -185,6 +187,26 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
         >
           {t("run.nodeRun.open")}
         </Button>
+        <label className="flex items-center gap-1 text-xs" title={t("run.stats.hint")}>
+          <input
+            type="checkbox"
+            checked={statsOn}
+            onChange={async (event) => {
+              const on = event.target.checked;
+              setStatsOn(on);
+              if (!on) return store.getState().showNodeStats(null);
+              try {
+                const stats = await api.nodeStats<{ nodes: NodeStat[] }>(workflowId, 20);
+                store.getState().showNodeStats(Object.fromEntries(stats.nodes.map((n) => [n.node_id, n])));
+              } catch (error) {
+                setStatsOn(false);
+                store.setState({ actionError: { code: errorCode(error) ?? "NETWORK", message: "" } });
+              }
+            }}
+            data-testid="run-stats-toggle"
+          />
+          {t("run.stats.toggle")}
+        </label>
         {status === "paused" && (
           <Button
             variant="outline"

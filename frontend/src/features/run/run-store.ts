@@ -12,6 +12,16 @@ import type { EventError, RunEvent, RunStatus } from "./run-types";
 
 export type RunTab = "input" | "trace" | "state";
 
+/** One node over the workflow's last runs (GET /api/workflows/:id/node-stats). */
+export interface NodeStat {
+  node_id: string;
+  runs: number;
+  error_rate: number;
+  median_ms: number | null;
+  avg_input_tokens: number;
+  avg_output_tokens: number;
+}
+
 export interface StartRequest {
   /** The saved version, or the document as the editor has it now (saved or not). */
   source: "saved" | "draft";
@@ -33,6 +43,8 @@ export interface RunPanelState {
   expanded: boolean;
   /** Pinned node outputs, sent with every editor run. */
   pins: Pins;
+  /** Per-node figures over the workflow's last runs, drawn on the canvas while set. */
+  nodeStats: Record<string, NodeStat> | null;
   /** The node chosen to run alone (the one-node dialog is open while set). */
   nodeRun: { nodeId: string; superstep: number | null } | null;
   start(request: StartRequest): void;
@@ -50,6 +62,7 @@ export interface RunPanelState {
   pin(nodeId: string, output: Record<string, unknown>): void;
   unpin(nodeId: string): void;
   openNodeRun(request: RunPanelState["nodeRun"]): void;
+  showNodeStats(stats: RunPanelState["nodeStats"]): void;
   clearError(): void;
   dispose(): void;
 }
@@ -136,9 +149,13 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
       expanded: false,
       pins: readPins(deps.workflowId),
       nodeRun: null,
+      nodeStats: null,
       start: ({ source, input, mode }) => {
         continuing = false;
-        set({ pending: true, actionError: null });
+        // The last run's trace goes at once: what the panel and canvas show next is the new run.
+        const previous = get().trace;
+        if (previous) connection.forget(previous.runId);
+        set({ pending: true, actionError: null, trace: null, selectedVisit: null });
         const version = deps.savedVersion();
         const pins = Object.keys(get().pins).length > 0 ? { pins: get().pins } : {};
         if (source === "saved" && version !== null)
@@ -189,6 +206,7 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
         set({ pins });
       },
       openNodeRun: (nodeRun) => set({ nodeRun }),
+      showNodeStats: (nodeStats) => set({ nodeStats }),
       clearError: () => set({ actionError: null }),
       dispose: () => connection.close(),
     };

@@ -2,6 +2,7 @@
 // superstep), output, error, the LLM tokens as they stream, and whether its result was reused.
 import { GitForkIcon, PinIcon, PinOffIcon, PlayIcon } from "lucide-react";
 import { useTranslation } from "react-i18next";
+import { ScrollBox } from "@/components/scroll-box";
 import { Button } from "@/components/ui/button";
 import { runErrorText } from "./run-error-text";
 import { formatDuration, jsonText } from "./run-format";
@@ -110,12 +111,12 @@ export function VisitDetails({
       {visit.error && (
         <Section title={t("run.details.error")} testId="visit-error">
           <p className="text-sm text-destructive">{runErrorText(t, visit.error)}</p>
-          {visit.error.message && <pre className={PRE}>{visit.error.message}</pre>}
+          {visit.error.message && <ScrollBox className={PRE}>{visit.error.message}</ScrollBox>}
         </Section>
       )}
       {visit.tokens && (
         <Section title={t("run.details.tokens")} testId="visit-tokens">
-          <pre className={PRE}>{visit.tokens}</pre>
+          <ScrollBox className={PRE}>{visit.tokens}</ScrollBox>
         </Section>
       )}
       {visit.usage && (
@@ -125,12 +126,12 @@ export function VisitDetails({
       )}
       {visit.output && (
         <Section title={t("run.details.output")} testId="visit-output">
-          <pre className={PRE}>{jsonText(visit.output)}</pre>
+          <ScrollBox className={PRE}>{jsonText(visit.output)}</ScrollBox>
         </Section>
       )}
       <Section title={t("run.details.input")} testId="visit-input">
         {before?.state ? (
-          <pre className={PRE}>{jsonText(before.state)}</pre>
+          <ScrollBox className={PRE}>{jsonText(before.state)}</ScrollBox>
         ) : (
           <p className="text-xs text-muted-foreground">
             {steps.isFetching ? t("common.loading") : t("run.details.noInput")}

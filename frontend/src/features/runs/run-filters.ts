@@ -21,9 +21,11 @@ export interface RunFilters {
   from: string;
   to: string;
   q: string;
+  /** The schedule whose runs to list (set by a schedule's "Runs" link). */
+  schedule: string;
 }
 
-const KEYS: (keyof RunFilters)[] = ["workflow", "status", "trigger", "from", "to", "q"];
+const KEYS: (keyof RunFilters)[] = ["workflow", "status", "trigger", "from", "to", "q", "schedule"];
 
 export function filtersFrom(params: URLSearchParams): RunFilters {
   return Object.fromEntries(KEYS.map((key) => [key, params.get(key) ?? ""])) as unknown as RunFilters;
@@ -47,6 +49,7 @@ export function runsQuery(filters: RunFilters): string {
   if (filters.workflow) query.set("workflow_id", filters.workflow);
   if (filters.status) query.set("status", filters.status);
   if (filters.trigger) query.set("trigger", filters.trigger);
+  if (filters.schedule) query.set("schedule_id", filters.schedule);
   const from = filters.from ? instant(filters.from) : null;
   const to = filters.to ? instant(filters.to) : null;
   if (from) query.set("from", from);

@@ -1,5 +1,6 @@
 import { Tabs } from "radix-ui";
 import { useTranslation } from "react-i18next";
+import { TriggersPanel } from "@/features/triggers/triggers-panel";
 import { cn } from "@/lib/utils";
 import { NodeSettingsPanel } from "../inspector/node-settings-panel";
 import { JsonViewPanel } from "../json-view/json-view-panel";
@@ -17,6 +18,7 @@ const PANELS: Record<SidePanel, () => React.ReactNode> = {
   problems: () => <ValidationPanel />,
   versions: () => <VersionsPanel />,
   outline: () => <OutlinePanel />,
+  triggers: () => <TriggersPanel />,
 };
 
 /** The right column: one panel at a time, chosen by tabs (the open one is in the UI store). */

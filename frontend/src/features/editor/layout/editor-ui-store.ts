@@ -6,7 +6,7 @@ import { useStore } from "zustand";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { DocumentStore } from "../document";
 
-export const SIDE_PANELS = ["settings", "state", "json", "problems", "versions", "outline"] as const;
+export const SIDE_PANELS = ["settings", "state", "json", "problems", "versions", "outline", "triggers"] as const;
 export type SidePanel = (typeof SIDE_PANELS)[number];
 
 /** One problem the validator found, as the canvas and the checklist show it. */

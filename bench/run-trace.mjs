@@ -1,0 +1,181 @@
+// The editor's live trace in a browser: frame times while a run streams its events into the run
+// panel (target: p95 frame ≤ 33 ms, no task over 100 ms, at 200 events a second or more), and the
+// time to open a finished run of 10,000 events in the panel (target ≤ 1.5 s, its trace replayed).
+// Prints figures; not a test. Needs `npm run build`.
+//   node bench/run-trace.mjs [--items 1000] [--big-items 5000]
+import { existsSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { chromium } from "playwright-core";
+import {
+  call,
+  cleanup,
+  cleanups,
+  ENTRY,
+  line,
+  ms,
+  OWNER,
+  pageHelpers,
+  percentile,
+  startStudio,
+  UI,
+} from "./editor-studio.mjs";
+import { numberArg } from "./studio-launch.mjs";
+
+const USAGE = "node bench/run-trace.mjs [--items N (live run)] [--big-items N (run to open)]";
+const ITEMS = numberArg("--items", 1000, USAGE);
+const BIG_ITEMS = numberArg("--big-items", 5000, USAGE);
+
+/** A For each over `items` numbers, a JavaScript Code node per item: two events per item. */
+function forEachWorkflow(items, name) {
+  return {
+    name,
+    state: [
+      { name: "items", type: "list", default: Array.from({ length: items }, (_, i) => i) },
+      { name: "squares", type: "list" },
+      { name: "square", type: "any" },
+    ],
+    nodes: [
+      { id: "start", type: "start", position: { x: 0, y: 0 }, data: {} },
+      {
+        id: "each",
+        type: "for_each",
+        position: { x: 250, y: 0 },
+        data: { items: "{{state.items}}", output_field: "squares" },
+      },
+      {
+        id: "body",
+        type: "code",
+        position: { x: 500, y: -80 },
+        data: {
+          language: "javascript",
+          code: "function main(state) {\n  return { square: 1 };\n}",
+          outputs: ["square"],
+        },
+      },
+      { id: "end", type: "end", position: { x: 500, y: 80 }, data: {} },
+    ],
+    edges: [
+      { id: "e1", source: "start", target: "each" },
+      { id: "e2", source: "each", target: "body", label: "item" },
+      { id: "e3", source: "each", target: "end", label: "done" },
+    ],
+  };
+}
+
+async function main() {
+  if (!existsSync(ENTRY) || !existsSync(UI)) throw new Error("the studio is not built: run `npm run build` first");
+  console.log(`live trace benchmark; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)} at start`);
+  const url = await startStudio();
+  const setup = await call(url, "POST", "/api/auth/setup", { body: OWNER });
+  const token = setup.body.data.token;
+  const user = setup.body.data.user;
+  const live = await call(url, "POST", "/api/workflows", { token, body: forEachWorkflow(ITEMS, "Live") });
+  const big = await call(url, "POST", "/api/workflows", { token, body: forEachWorkflow(BIG_ITEMS, "Big") });
+  if (live.status !== 201 || big.status !== 201)
+    throw new Error(`creating the workflows: ${JSON.stringify(live.body)}`);
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  cleanups.push(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  await context.addInitScript(pageHelpers);
+  await context.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
+    }).observe({ type: "longtask", buffered: true });
+  });
+  const page = await context.newPage();
+  await page.goto(`${url}/login`);
+  await page.evaluate((value) => localStorage.setItem("superstep.session", value), JSON.stringify({ token, user }));
+
+  // 1. A live run: frames while its events stream in.
+  await page.goto(`${url}/workflows/${live.body.data.id}`);
+  await page.getByTestId("run-panel-toggle").click();
+  await page.getByTestId("run-tab-trace").waitFor();
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    window.__bench.startFrames();
+  });
+  const started = Date.now();
+  await page.getByTestId("run-start").click();
+  await page.locator('[data-testid="run-status"][data-status="ok"]').waitFor({ timeout: 600_000 });
+  const elapsed = Date.now() - started;
+  const frames = await page.evaluate(() => window.__bench.stopFrames());
+  const longTasks = await page.evaluate(() => window.__longTasks);
+  const runs = await call(url, "GET", `/api/runs?workflow_id=${live.body.data.id}`, { token });
+  const runId = runs.body.data[0].id;
+  const events = (await call(url, "GET", `/api/runs/${runId}/events?after=0&limit=1`, { token })).body;
+  const lastSeq = await lastSeqOf(url, token, runId);
+  const rate = lastSeq / (elapsed / 1000);
+  console.log(
+    `live run: ${lastSeq} events in ${ms(elapsed)} (${rate.toFixed(0)} events/s, target load ≥ 200 events/s ${rate >= 200 ? "(met)" : "(MISSED)"})`,
+  );
+  void events;
+  const p95 = percentile(frames, 95);
+  line("frame p95 while the trace streams", ms(p95), "≤ 33 ms", p95 <= 33);
+  const worst = Math.max(0, ...longTasks);
+  line("longest main-thread task", ms(worst), "≤ 100 ms", worst <= 100);
+  const shown = await page.getByTestId("trace-count").textContent();
+  console.log(`  trace shows: ${shown} (the run had ${ITEMS + 1} node runs)`);
+
+  // 2. Open a finished run of ~10,000 events in the panel.
+  const bigRun = await startAndWait(url, token, big.body.data.id);
+  const bigSeq = await lastSeqOf(url, token, bigRun);
+  await page.goto(`${url}/workflows`);
+  await page.getByTestId("workflow-table").waitFor();
+  const expected = `${BIG_ITEMS + 1}`;
+  const opened = await page.evaluate(
+    async ({ path, expected }) => {
+      const start = performance.now();
+      window.history.pushState({}, "", path);
+      window.dispatchEvent(new PopStateEvent("popstate"));
+      const end = await window.__bench.afterPaint(() =>
+        (document.querySelector('[data-testid="trace-count"]')?.textContent ?? "").includes(expected),
+      );
+      return end - start;
+    },
+    { path: `/workflows/${big.body.data.id}?run=${bigRun}`, expected },
+  );
+  console.log(`run to open: ${bigSeq} events`);
+  line(`open a run of ${bigSeq} events (trace painted)`, ms(opened), "≤ 1500 ms", opened <= 1500);
+}
+
+async function lastSeqOf(url, token, runId) {
+  let after = 0;
+  for (;;) {
+    const page = (await call(url, "GET", `/api/runs/${runId}/events?after=${after}&limit=1000`, { token })).body.data;
+    if (page.length === 0) return after;
+    after = page[page.length - 1].seq;
+  }
+}
+
+async function startAndWait(url, token, workflowId) {
+  const key = (await call(url, "POST", "/api/api-keys", { token, body: { name: "bench" } })).body.data.key;
+  const started = await call(url, "POST", `/api/hooks/workflows/${workflowId}/runs`, { token: key, body: {} });
+  const runId = started.body.data.run_id;
+  for (;;) {
+    const run = (await call(url, "GET", `/api/runs/${runId}`, { token })).body.data;
+    if (!["queued", "running"].includes(run.status)) {
+      if (run.status !== "ok") throw new Error(`the run to open ended ${run.status}: ${JSON.stringify(run.error)}`);
+      return runId;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,84 @@
+// Copyable examples of starting a saved workflow from another system (the hook route), with the
+// workflow's real input fields and an example value of each field's type.
+import type { StateField } from "@/lib/api";
+
+export type HookLanguage = "curl" | "javascript" | "python";
+
+function exampleValue(field: StateField): unknown {
+  if (field.default !== undefined && field.default !== null) return field.default;
+  switch (field.type) {
+    case "string":
+      return `your ${field.name}`;
+    case "number":
+      return 1;
+    case "boolean":
+      return true;
+    case "list":
+      return [];
+    case "object":
+      return {};
+    default:
+      return null;
+  }
+}
+
+export function exampleInput(fields: readonly StateField[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => [field.name, exampleValue(field)]));
+}
+
+/** The example in `language`; the key is read from SUPERSTEP_API_KEY, never written in. */
+export function hookExample(
+  language: HookLanguage,
+  origin: string,
+  workflowId: string,
+  input: Record<string, unknown>,
+): string {
+  const url = `${origin}/api/hooks/workflows/${encodeURIComponent(workflowId)}/runs`;
+  const body = JSON.stringify({ input }, null, 2);
+  switch (language) {
+    case "curl":
+      return [
+        `curl -X POST '${url}' \\`,
+        `  -H "Authorization: Bearer $SUPERSTEP_API_KEY" \\`,
+        `  -H 'Content-Type: application/json' \\`,
+        `  -H "Idempotency-Key: $(uuidgen)" \\`,
+        `  -d '${body.replaceAll("'", "'\\''")}'`,
+      ].join("\n");
+    case "javascript":
+      return [
+        `const response = await fetch("${url}", {`,
+        `  method: "POST",`,
+        `  headers: {`,
+        `    authorization: \`Bearer \${process.env.SUPERSTEP_API_KEY}\`,`,
+        `    "content-type": "application/json",`,
+        `    "idempotency-key": crypto.randomUUID(),`,
+        `  },`,
+        `  body: JSON.stringify(${body.replaceAll("\n", "\n  ")}),`,
+        `});`,
+        `const { data } = await response.json(); // 202: { run_id, status }`,
+      ].join("\n");
+    case "python":
+      return [
+        "import os, uuid, requests",
+        "",
+        "response = requests.post(",
+        `    "${url}",`,
+        `    headers={"Authorization": f"Bearer {os.environ['SUPERSTEP_API_KEY']}", "Idempotency-Key": str(uuid.uuid4())},`,
+        `    json=${pythonLiteral({ input })},`,
+        ")",
+        'run = response.json()["data"]  # 202: {"run_id", "status"}',
+      ].join("\n");
+  }
+}
+
+/** A JSON value written as a Python literal (True/False/None). */
+export function pythonLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number" || typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${pythonLiteral(v)}`)
+    .join(", ")}}`;
+}
