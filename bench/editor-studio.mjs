@@ -52,7 +52,7 @@ export function largeWorkflow(nodes, edges, name) {
   return { name, state, nodes: list, edges: edgeList.slice(0, edges) };
 }
 
-export function startStudio() {
+export function startStudio(env = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-editor-bench-"));
   const child = spawn(process.execPath, [ENTRY, "start"], {
     env: {
@@ -62,6 +62,7 @@ export function startStudio() {
       STUDIO_PORT: "0",
       JWT_SECRET: "editor-bench-secret-that-is-long-enough-for-hs256",
       STUDIO_LOG_LEVEL: "info",
+      ...env,
     },
   });
   cleanups.push(async () => {

@@ -259,6 +259,8 @@ export const api = {
     request<T>(`/api/workflows/${id(workflowId)}/node-stats?runs=${runs}`),
   compareRuns: <T>(a: string, b: string) => request<T>(`/api/runs/compare?a=${id(a)}&b=${id(b)}`),
   cancelRun: (runId: string) => request<unknown>(`/api/runs/${id(runId)}/cancel`, { method: "POST" }),
+  runEvents: <T>(runId: string, after: number, limit: number) =>
+    request<T[]>(`/api/runs/${id(runId)}/events?after=${after}&limit=${limit}`),
   /** A run's supersteps with their checkpoints and the state after each (typed where read: the run panel). */
   runSteps: <T>(runId: string) => all<T>(`/api/runs/${id(runId)}/steps`),
   forkPreview: <T>(runId: string, body: object) =>

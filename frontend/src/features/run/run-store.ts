@@ -4,6 +4,7 @@
 import { createContext, createElement, type ReactNode, useContext } from "react";
 import { useStore } from "zustand";
 import { createStore, type StoreApi } from "zustand/vanilla";
+import { api } from "@/lib/api";
 import { getSession } from "@/lib/session";
 import { type ConnectionState, RunConnection, type RunConnectionOptions, runSocketUrl } from "./run-connection";
 import { type Pins, readPins, writePins } from "./run-pins";
@@ -79,6 +80,8 @@ export interface RunStoreDeps {
 }
 
 export type RunStore = StoreApi<RunPanelState>;
+
+const EVENT_PAGE = 1000;
 
 const nextFrame = (flush: () => void) =>
   typeof requestAnimationFrame === "function" ? requestAnimationFrame(flush) : setTimeout(flush, 16);
@@ -190,7 +193,22 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
       },
       openRun: (runId, status = "queued") => {
         showRun(runId, status);
-        connection.follow(runId, 0);
+        const trace = get().trace as RunTrace;
+        // The events so far in pages over HTTP (a run of thousands opens at once), then the socket
+        // follows from the last one.
+        void (async () => {
+          try {
+            for (;;) {
+              const page = await api.runEvents<RunEvent>(runId, trace.lastSeq, EVENT_PAGE);
+              if (get().trace !== trace) return;
+              if (applyEvents(trace, page, graph)) notify();
+              if (page.length < EVENT_PAGE) break;
+            }
+          } catch {
+            // The socket's own catch-up sends what was not read.
+          }
+          if (get().trace === trace) connection.follow(runId, trace.lastSeq);
+        })();
       },
       selectVisit: (selectedVisit) => set({ selectedVisit }),
       setTab: (tab) => set({ tab }),

@@ -29,6 +29,7 @@ export interface NodeVisit {
 
 export interface TraceSuperstep {
   superstep: number;
+  /** Indexes into the trace's visits (grows in place; the step object is replaced when it does). */
   visits: number[];
 }
 
@@ -78,13 +79,24 @@ export function createTrace(runId: string, status: RunStatus = "queued"): RunTra
 const record = (value: unknown): Record<string, unknown> | null =>
   value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 
-function openVisit(trace: RunTrace, nodeId: string, iteration: string): NodeVisit | undefined {
-  // The open visit is nearly always among the last few; search from the end.
-  for (let i = trace.visits.length - 1; i >= 0; i--) {
-    const visit = trace.visits[i] as NodeVisit;
-    if (visit.nodeId === nodeId && visit.iteration === iteration && visit.status === "running") return visit;
+// Running visits by node and iteration: a For each starts thousands before the first finishes, and
+// searching the list for each would make a large run quadratic.
+const openVisits = new WeakMap<RunTrace, Map<string, number>>();
+const openKey = (nodeId: string, iteration: string) => `${nodeId}\u0000${iteration}`;
+
+function openIndex(trace: RunTrace): Map<string, number> {
+  let index = openVisits.get(trace);
+  if (!index) {
+    index = new Map();
+    openVisits.set(trace, index);
   }
-  return undefined;
+  return index;
+}
+
+function openVisit(trace: RunTrace, nodeId: string, iteration: string): NodeVisit | undefined {
+  const at = openIndex(trace).get(openKey(nodeId, iteration));
+  const visit = at === undefined ? undefined : trace.visits[at];
+  return visit?.status === "running" ? visit : undefined;
 }
 
 function replaceVisit(trace: RunTrace, visit: NodeVisit, changes: Partial<NodeVisit>): NodeVisit {
@@ -97,6 +109,7 @@ function replaceVisit(trace: RunTrace, visit: NodeVisit, changes: Partial<NodeVi
 function superstepOf(trace: RunTrace, superstep: number): TraceSuperstep {
   const last = trace.supersteps[trace.supersteps.length - 1];
   if (last && last.superstep === superstep) return last;
+  // Usually the last one; the others only when events of an earlier step arrive late.
   const found = trace.supersteps.find((s) => s.superstep === superstep);
   if (found) return found;
   const created = { superstep, visits: [] };
@@ -208,8 +221,11 @@ function applyEvent(trace: RunTrace, event: RunEvent, graph?: TraceGraph): void 
       };
       trace.visits.push(visit);
       trace.latest.set(nodeId, visit);
+      openIndex(trace).set(openKey(nodeId, iteration), visit.index);
+      // The step's list grows in place (copying it per visit would be quadratic); the step object is new.
       const step = superstepOf(trace, superstep);
-      trace.supersteps[trace.supersteps.indexOf(step)] = { ...step, visits: [...step.visits, visit.index] };
+      step.visits.push(visit.index);
+      trace.supersteps[trace.supersteps.indexOf(step)] = { ...step };
       const incoming = graph?.incoming.get(nodeId);
       if (incoming && graph) markTaken(trace, visit, incoming, graph);
       return;
