@@ -11,13 +11,13 @@ import { existsSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { chromium } from "playwright-core";
 import {
   call,
   cleanup,
   cleanups,
   ENTRY,
   largeWorkflow,
+  launchChromium,
   line,
   ms,
   nodesToSelect,
@@ -56,19 +56,7 @@ async function main() {
   const user = setup.body.data.user ?? (await call(url, "GET", "/api/auth/me", { token })).body.data;
   const created = await call(url, "POST", "/api/workflows", { token, body: largeWorkflow(NODES, EDGES, "Large") });
   const workflowId = created.body.data.id;
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  cleanups.push(() => browser.close());
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   await context.addInitScript(pageHelpers);
   if (COUNT) await context.addInitScript(renderCounter);

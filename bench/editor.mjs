@@ -19,7 +19,6 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { chromium } from "playwright-core";
 import {
   call,
   cleanup,
@@ -28,6 +27,7 @@ import {
   inputCount,
   inputTime,
   largeWorkflow,
+  launchChromium,
   line,
   mb,
   ms,
@@ -197,19 +197,7 @@ async function main() {
     throw new Error(`creating the workflow: ${created.status} ${JSON.stringify(created.body)}`);
   const workflowId = created.body.data.id;
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  cleanups.push(() => browser.close());
+  const browser = await launchChromium();
   const context = await browser.newContext({
     viewport: { width: 1600, height: 1000 },
     permissions: ["clipboard-read", "clipboard-write"],

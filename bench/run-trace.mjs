@@ -6,13 +6,13 @@
 //   node bench/run-trace.mjs [--items 1000] [--big-items 5000]
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { chromium } from "playwright-core";
 import { createFakeOpenAI } from "../backend/test/fake-openai-server.ts";
 import {
   call,
   cleanup,
   cleanups,
   ENTRY,
+  launchChromium,
   line,
   ms,
   OWNER,
@@ -24,9 +24,9 @@ import {
 import { numberArg } from "./studio-launch.mjs";
 
 const USAGE = "node bench/run-trace.mjs [--tokens N] [--items N (live runs)] [--big-items N (run to open)]";
-const ITEMS = numberArg("--items", 1000, USAGE);
-const BIG_ITEMS = numberArg("--big-items", 5000, USAGE);
-const TOKENS = numberArg("--tokens", 3000, USAGE);
+const ITEMS = numberArg("items", 1000, USAGE);
+const BIG_ITEMS = numberArg("big-items", 5000, USAGE);
+const TOKENS = numberArg("tokens", 3000, USAGE);
 
 /** Start → an LLM node that streams its answer → End: one event per token. */
 function tokensWorkflow(baseUrl) {
@@ -104,19 +104,7 @@ async function main() {
   if (live.status !== 201 || big.status !== 201)
     throw new Error(`creating the workflows: ${JSON.stringify(live.body)}`);
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  cleanups.push(() => browser.close());
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   await context.addInitScript(pageHelpers);
   await context.addInitScript(() => {

@@ -37,6 +37,34 @@ const TEXT = {
   },
 } as const;
 
+/** Start → an LLM node "Reply" (the fake server at `baseUrl`) → the `then` nodes in a chain → End. */
+function replyWorkflow(name: string, baseUrl: string, then: Doc["nodes"] = [], extraState: Doc["state"] = []): Doc {
+  const chain = [
+    { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: ["message"] } },
+    {
+      id: "reply",
+      type: "llm",
+      position: { x: 250, y: 0 },
+      data: {
+        label: "Reply",
+        provider: "openai",
+        model: "fake",
+        base_url: baseUrl,
+        prompt: "{{state.message}}",
+        output_field: "answer",
+      },
+    },
+    ...then,
+    { id: "end", type: "end", position: { x: 250 * (then.length + 2), y: 0 }, data: {} },
+  ];
+  return {
+    name,
+    state: [{ name: "message", type: "string", default: "hi" }, { name: "answer", type: "string" }, ...extraState],
+    nodes: chain,
+    edges: chain.slice(1).map((node, i) => ({ id: `e${i + 1}`, source: chain[i]?.id as string, target: node.id })),
+  };
+}
+
 describe("running a workflow from the editor in a browser", () => {
   // LLM nodes call a local fake OpenAI-compatible server, which counts the calls.
   const suite = studioSuite({ env: { STUDIO_EGRESS_ALLOW: "127.0.0.1" } });
@@ -143,28 +171,10 @@ describe("running a workflow from the editor in a browser", () => {
   });
 
   it("fixes a Code node that failed and forks from the step before it without calling the LLM again", async () => {
-    const document: Doc = {
-      name: "Fix and fork",
-      state: [
-        { name: "message", type: "string", default: "hi" },
-        { name: "answer", type: "string" },
-        { name: "shout", type: "string" },
-      ],
-      nodes: [
-        { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: ["message"] } },
-        {
-          id: "reply",
-          type: "llm",
-          position: { x: 250, y: 0 },
-          data: {
-            label: "Reply",
-            provider: "openai",
-            model: "fake",
-            base_url: `${llm.url}`,
-            prompt: "{{state.message}}",
-            output_field: "answer",
-          },
-        },
+    const document = replyWorkflow(
+      "Fix and fork",
+      llm.url,
+      [
         {
           id: "upper",
           type: "code",
@@ -176,14 +186,9 @@ describe("running a workflow from the editor in a browser", () => {
             outputs: ["shout"],
           },
         },
-        { id: "end", type: "end", position: { x: 750, y: 0 }, data: { outputs: ["shout"] } },
       ],
-      edges: [
-        { id: "e1", source: "start", target: "reply" },
-        { id: "e2", source: "reply", target: "upper" },
-        { id: "e3", source: "upper", target: "end" },
-      ],
-    };
+      [{ name: "shout", type: "string" }],
+    );
     const calls = llm.requests.length;
     const { context, page } = await openEditor(document, "en");
     try {
@@ -262,34 +267,7 @@ describe("running a workflow from the editor in a browser", () => {
   });
 
   it("runs one node alone on a past step's state, pins its output, and the next run does not call it", async () => {
-    const document: Doc = {
-      name: "Pin the model",
-      state: [
-        { name: "message", type: "string", default: "hi" },
-        { name: "answer", type: "string" },
-      ],
-      nodes: [
-        { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: ["message"] } },
-        {
-          id: "reply",
-          type: "llm",
-          position: { x: 250, y: 0 },
-          data: {
-            label: "Reply",
-            provider: "openai",
-            model: "fake",
-            base_url: llm.url,
-            prompt: "{{state.message}}",
-            output_field: "answer",
-          },
-        },
-        { id: "end", type: "end", position: { x: 500, y: 0 }, data: { outputs: ["answer"] } },
-      ],
-      edges: [
-        { id: "e1", source: "start", target: "reply" },
-        { id: "e2", source: "reply", target: "end" },
-      ],
-    };
+    const document = replyWorkflow("Pin the model", llm.url);
     const { context, page, workflowId } = await openEditor(document, "en");
     try {
       await page.getByTestId("run-panel-toggle").click();

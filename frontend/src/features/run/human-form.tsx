@@ -4,7 +4,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "@/components/ui/button";
 import { Label } from "@/components/ui/label";
-import { checkHumanInput, type FormProblem } from "./human-form-check";
+import { checkHumanInput, type FormProblem } from "./backend-shared";
 import type { HumanField, HumanRequest } from "./run-types";
 
 /** The checker's words, as keys of run.human.problems (a Vietnamese reader gets Vietnamese). */

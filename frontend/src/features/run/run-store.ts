@@ -6,6 +6,7 @@ import { useStore } from "zustand";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { api } from "@/lib/api";
 import { getSession } from "@/lib/session";
+import type { NodeStat } from "./backend-shared";
 import { type ConnectionState, RunConnection, type RunConnectionOptions, runSocketUrl } from "./run-connection";
 import { type Pins, readPins, writePins } from "./run-pins";
 import { applyEvents, createTrace, type EdgeLike, type RunTrace, type TraceGraph, traceGraph } from "./run-trace";
@@ -13,15 +14,7 @@ import type { EventError, RunEvent, RunStatus } from "./run-types";
 
 export type RunTab = "input" | "trace" | "state";
 
-/** One node over the workflow's last runs (GET /api/workflows/:id/node-stats). */
-export interface NodeStat {
-  node_id: string;
-  runs: number;
-  error_rate: number;
-  median_ms: number | null;
-  avg_input_tokens: number;
-  avg_output_tokens: number;
-}
+export type { NodeStat } from "./backend-shared";
 
 export interface StartRequest {
   /** The saved version, or the document as the editor has it now (saved or not). */

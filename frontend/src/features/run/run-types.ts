@@ -1,46 +1,15 @@
 // What the server sends about a run (backend: engine/runtime/events.ts, schemas/run-fork.schema.ts),
 // as the run panel reads it.
-export const RUN_STATUSES = [
-  "queued",
-  "running",
-  "waiting",
-  "paused",
-  "ok",
-  "error",
-  "cancelled",
-  "timeout",
-  "expired",
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export {
+  type EventError,
+  type NodeRunResult,
+  RUN_STATUSES,
+  type RunEvent,
+  type RunEventType,
+  type RunStatus,
+} from "./backend-shared";
 
-/** Statuses after which a run sends nothing more until someone continues or resumes it. */
-export const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
-
-export type RunEventType =
-  | "run_started"
-  | "node_started"
-  | "node_token"
-  | "node_finished"
-  | "run_waiting"
-  | "run_paused"
-  | "error"
-  | "run_finished";
-
-export interface RunEvent {
-  run_id: string;
-  seq: number;
-  ts: string;
-  type: RunEventType;
-  node_id?: string;
-  superstep?: number;
-  data: Record<string, unknown>;
-}
-
-export interface EventError {
-  code: string;
-  message: string;
-  details?: unknown;
-}
+import type { EventError, RunStatus } from "./backend-shared";
 
 export interface HumanField {
   name: string;
@@ -95,18 +64,4 @@ export interface RunView {
   created_at?: string;
   started_at?: string | null;
   finished_at?: string | null;
-}
-
-/** What running one node alone answers (POST /api/node-runs). */
-export interface NodeRunResult {
-  node_id: string;
-  node_type: string;
-  status: "ok" | "error";
-  input_state: Record<string, unknown>;
-  output: Record<string, unknown> | null;
-  state: Record<string, unknown> | null;
-  route: string | null;
-  usage: { input_tokens: number; output_tokens: number } | null;
-  duration_ms: number;
-  error: EventError | null;
 }

@@ -7,24 +7,10 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { api } from "@/lib/api";
 import { errorMessage } from "@/lib/error-message";
 import { cn } from "@/lib/utils";
+import type { RunComparison } from "../run/backend-shared";
 import { formatDuration, shortJson } from "../run/run-format";
 
-interface NodeSide {
-  status: string;
-  executions: number;
-  duration_ms: number | null;
-  reused: boolean;
-  output: unknown;
-  input_tokens: number;
-  output_tokens: number;
-}
-
-interface Comparison {
-  a: { id: string; status: string; duration_ms: number | null };
-  b: { id: string; status: string; duration_ms: number | null };
-  state: { field: string; a: unknown; b: unknown; equal: boolean }[];
-  nodes: { node_id: string; a: NodeSide | null; b: NodeSide | null }[];
-}
+type NodeSide = RunComparison["nodes"][number]["a"];
 
 function side(t: TFunction, node: NodeSide | null): string {
   if (!node) return "—";
@@ -37,7 +23,7 @@ export function CompareRunsDialog({ runs, onClose }: { runs: [string, string] | 
   const { t } = useTranslation();
   const comparison = useQuery({
     queryKey: ["run-compare", runs],
-    queryFn: () => api.compareRuns<Comparison>((runs as [string, string])[0], (runs as [string, string])[1]),
+    queryFn: () => api.compareRuns<RunComparison>((runs as [string, string])[0], (runs as [string, string])[1]),
     enabled: runs !== null,
   });
   const data = comparison.data;

@@ -1,17 +1,6 @@
 // The runs page's filters, kept in the address (so a filtered list can be shared and survives a
 // reload), and the API query they make.
-export const TRIGGERS = ["editor", "api", "schedule", "cli", "fork"] as const;
-export const STATUSES = [
-  "queued",
-  "running",
-  "waiting",
-  "paused",
-  "ok",
-  "error",
-  "cancelled",
-  "timeout",
-  "expired",
-] as const;
+export { RUN_STATUSES, RUN_TRIGGERS } from "../run/backend-shared";
 
 export interface RunFilters {
   workflow: string;

@@ -12,22 +12,10 @@ import { workflowsQuery } from "@/features/workflows/workflow-queries";
 import { api } from "@/lib/api";
 import { errorMessage } from "@/lib/error-message";
 import { fullDate } from "@/lib/relative-time";
+import type { RunListItem } from "../run/backend-shared";
 import { formatDuration } from "../run/run-format";
 import { CompareRunsDialog } from "./compare-runs-dialog";
-import { filtersFrom, filtersToParams, type RunFilters, runsQuery, STATUSES, TRIGGERS } from "./run-filters";
-
-export interface RunListItem {
-  id: string;
-  workflow_id: string | null;
-  workflow_name: string | null;
-  workflow_version: number | null;
-  trigger: string;
-  status: string;
-  error_code: string | null;
-  created_at: string;
-  duration_ms: number | null;
-  pinned_nodes: string[];
-}
+import { filtersFrom, filtersToParams, RUN_STATUSES, RUN_TRIGGERS, type RunFilters, runsQuery } from "./run-filters";
 
 const PAGE = 50;
 const FIELD = "h-8 rounded-md border bg-background px-2 text-sm";
@@ -87,7 +75,7 @@ export function RunsPage() {
             data-testid="runs-filter-status"
           >
             <option value="">{t("runs.filter.any")}</option>
-            {STATUSES.map((s) => (
+            {RUN_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {t(`run.runStatus.${s}`)}
               </option>
@@ -103,7 +91,7 @@ export function RunsPage() {
             data-testid="runs-filter-trigger"
           >
             <option value="">{t("runs.filter.any")}</option>
-            {TRIGGERS.map((s) => (
+            {RUN_TRIGGERS.map((s) => (
               <option key={s} value={s}>
                 {t(`runs.trigger.${s}`)}
               </option>
