@@ -51,8 +51,10 @@ export class RunConnection {
     this.#options = options;
   }
 
-  /** Sends now if the socket is signed in, else as soon as it is. */
+  /** Sends now if the socket is signed in, else as soon as it is (opening it again after close()). */
   send(message: ClientMessage): void {
+    // A page's effects may close the channel and use it again (React's StrictMode does in development).
+    this.#closed = false;
     if (message.type === "follow") this.#followed.add(message.run_id);
     if (this.#ready && this.#socket?.readyState === 1) this.#socket.send(JSON.stringify(message));
     else {
@@ -71,7 +73,7 @@ export class RunConnection {
     this.#followed.delete(runId);
   }
 
-  /** Closes for good. */
+  /** Closes the socket; it opens again only for a new request. */
   close(): void {
     this.#closed = true;
     if (this.#retry) clearTimeout(this.#retry);

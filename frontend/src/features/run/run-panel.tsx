@@ -106,11 +106,16 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
   const openFork = useCallback(
     async (superstep: number) => {
       if (!runId) return;
-      const steps = await api.runSteps<RunStep>(runId);
-      const step = steps.find((s) => s.superstep === superstep && s.state);
-      if (step?.state) setForkTarget({ runId, superstep, state: step.state });
+      try {
+        const steps = await api.runSteps<RunStep>(runId);
+        const step = steps.find((s) => s.superstep === superstep && s.state);
+        if (step?.state) setForkTarget({ runId, superstep, state: step.state });
+        else store.setState({ actionError: { code: "RUN_CHECKPOINT_NOT_FOUND", message: "" } });
+      } catch (error) {
+        store.setState({ actionError: { code: errorCode(error) ?? "NETWORK", message: "" } });
+      }
     },
-    [runId],
+    [runId, store],
   );
 
   const humanProblems: FormProblem[] =
@@ -276,6 +281,13 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
                   {t(`errors.${d.code}`, { defaultValue: d.message ?? d.code })}
                 </span>
               ))}
+          <button
+            type="button"
+            className="ml-2 text-xs underline underline-offset-4"
+            onClick={() => store.getState().clearError()}
+          >
+            {t("common.dismiss")}
+          </button>
         </p>
       )}
       {expanded && (

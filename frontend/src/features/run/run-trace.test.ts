@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEvents, createTrace, iterationsOf, nodeBadge, traceGraph } from "./run-trace";
+import { applyEvents, createTrace, nodeBadge, traceGraph } from "./run-trace";
 import type { RunEvent } from "./run-types";
 
 function events() {
@@ -106,7 +106,7 @@ describe("run trace", () => {
     ]);
     expect(nodeBadge(trace, "llm")).toBe("reused");
     expect(nodeBadge(trace, "pin")).toBe("pinned");
-    expect(iterationsOf(trace, "body").map((v) => [v.iteration, v.status])).toEqual([
+    expect(trace.visits.filter((v) => v.nodeId === "body").map((v) => [v.iteration, v.status])).toEqual([
       ["0.0", "ok"],
       ["0.1", "error"],
     ]);

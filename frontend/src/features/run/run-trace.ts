@@ -318,8 +318,3 @@ export function nodeBadge(trace: RunTrace, nodeId: string, nodeType?: string): N
   if (visit.status === "ok" && visit.reused) return "reused";
   return visit.status;
 }
-
-/** The iterations of a For each body (and loop visits), in order; failed ones first when asked. */
-export function iterationsOf(trace: RunTrace, nodeId: string): NodeVisit[] {
-  return trace.visits.filter((v) => v.nodeId === nodeId);
-}
