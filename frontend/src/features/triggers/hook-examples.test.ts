@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { exampleInput, hookExample, pythonLiteral } from "./hook-examples";
 
 const fields = [
-  { name: "message", type: "string" as const },
+  { name: "message", type: "string" as const, default: "" },
   { name: "count", type: "number" as const, default: 3 },
   { name: "urgent", type: "boolean" as const },
   { name: "tags", type: "list" as const },

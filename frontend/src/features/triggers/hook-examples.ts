@@ -5,7 +5,8 @@ import type { StateField } from "@/lib/api";
 export type HookLanguage = "curl" | "javascript" | "python";
 
 function exampleValue(field: StateField): unknown {
-  if (field.default !== undefined && field.default !== null) return field.default;
+  // An empty default says nothing about what to send: show a value of the type instead.
+  if (field.default !== undefined && field.default !== null && field.default !== "") return field.default;
   switch (field.type) {
     case "string":
       return `your ${field.name}`;
