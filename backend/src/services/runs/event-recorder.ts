@@ -1,6 +1,6 @@
 // Records one turn's events in order without making the engine wait for the disk: the events a run
-// emits in one turn of the event loop are appended together (one fenced write), and each is handed
-// on (published) only once it is on disk, in seq order. A write the lease refuses or the database
+// emits in one turn of the event loop are appended together (one fenced write), the writes follow
+// one another, and each event is handed on (published) only once it is on disk, in seq order. A write the lease refuses or the database
 // fails stops the recorder: nothing after it is written, and the turn is told why.
 import type { StudioEvent } from "../../engine/runtime/events.js";
 
@@ -47,13 +47,15 @@ export class EventRecorder {
     if (this.#stop || this.#buffer.length === 0) return;
     const events = this.#buffer;
     this.#buffer = [];
-    // Settled at once, so a failure is never an unhandled rejection while earlier writes are awaited.
-    const outcome = this.#append(events).then(
-      (kept) => (kept ? null : ({ leaseLost: true } as const)),
-      (error: unknown) => ({ error }),
-    );
+    // One write at a time, each after the one before it has committed: with a pool of connections,
+    // a later batch committed before an earlier one would leave a gap in seq if the worker died
+    // between them (a takeover numbers on from the highest seq on disk).
     this.#chain = this.#chain.then(async () => {
-      const stop = await outcome;
+      if (this.#stop) return;
+      const stop = await this.#append(events).then(
+        (kept) => (kept ? null : ({ leaseLost: true } as const)),
+        (error: unknown) => ({ error }),
+      );
       if (this.#stop) return;
       if (stop) {
         this.#stop = stop;
