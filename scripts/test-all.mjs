@@ -27,6 +27,9 @@ const suites = [
 let passed = 0;
 let failed = 0;
 const lines = [];
+// Failed tests are named again at the end, beside the totals, so a log cut to its last lines
+// still says what broke.
+const failures = [];
 for (const suite of suites) {
   const report = `${reports}${suite.name.split(" ")[0]}.json`;
   rmSync(report, { force: true });
@@ -49,11 +52,24 @@ for (const suite of suites) {
   let bad = result?.numFailedTests ?? 0;
   if (status !== 0 && bad === 0) bad = 1;
   if (ok + bad === 0) bad = 1;
+  for (const file of result?.testResults ?? []) {
+    const relative = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
+    for (const test of file.assertionResults ?? []) {
+      if (test.status !== "failed") continue;
+      const reason = String(test.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300);
+      failures.push(`${relative} > ${test.fullName}\n    ${reason}`);
+    }
+    // A file that failed to load has no test results but a message of its own.
+    if (file.status === "failed" && (file.assertionResults ?? []).length === 0) {
+      failures.push(`${relative}\n    ${String(file.message ?? "").split("\n")[0].slice(0, 300)}`);
+    }
+  }
   passed += ok;
   failed += bad;
   lines.push(`${suite.name}: ${ok} passed, ${bad} failed${status !== 0 ? ` (exit ${status})` : ""}`);
 }
 
+if (failures.length > 0) console.log(`\nFailed:\n${failures.map((f) => `- ${f}`).join("\n")}`);
 console.log(`\n${lines.join("\n")}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
