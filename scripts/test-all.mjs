@@ -24,6 +24,10 @@ const suites = [
   { name: "browser (e2e)", cwd: root, args: ["--config", "e2e/vitest.config.ts"] },
 ];
 
+function firstLine(message) {
+  return String(message ?? "").split("\n")[0].slice(0, 300);
+}
+
 let passed = 0;
 let failed = 0;
 const lines = [];
@@ -56,12 +60,11 @@ for (const suite of suites) {
     const relative = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
     for (const test of file.assertionResults ?? []) {
       if (test.status !== "failed") continue;
-      const reason = String(test.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300);
-      failures.push(`${relative} > ${test.fullName}\n    ${reason}`);
+      failures.push(`${relative} > ${test.fullName}\n    ${firstLine(test.failureMessages?.[0])}`);
     }
     // A file that failed to load has no test results but a message of its own.
     if (file.status === "failed" && (file.assertionResults ?? []).length === 0) {
-      failures.push(`${relative}\n    ${String(file.message ?? "").split("\n")[0].slice(0, 300)}`);
+      failures.push(`${relative}\n    ${firstLine(file.message)}`);
     }
   }
   passed += ok;
