@@ -25,7 +25,9 @@ const suites = [
 ];
 
 function firstLine(message) {
-  return String(message ?? "").split("\n")[0].slice(0, 300);
+  return String(message ?? "")
+    .split("\n")[0]
+    .slice(0, 300);
 }
 
 let passed = 0;
