@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalWorkflow, at, edge, httpTool, type Receiver, startReceiver } from "../../test/engine-harness.js";
 import { createFakeOpenAI, type FakeServer } from "../../test/fake-openai-server.js";
+import { storedRowsOf } from "../../test/run-rows.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 const state = [
@@ -40,31 +41,7 @@ describe("runs: one node on a chosen state", () => {
     studio.app.inject({ method, url, headers: session.auth, ...(payload ? { payload } : {}) });
   const runNode = (payload: object, session = owner) => api("POST", "/api/node-runs", payload, session);
 
-  /** Every stored row of a run, as text: its row, events, checkpoints, task writes and ledger. */
-  async function rowsOf(id: string): Promise<string> {
-    const db = studio.container.database.db;
-    return JSON.stringify({
-      run: await db.selectFrom("runs").selectAll().where("id", "=", id).execute(),
-      events: await db.selectFrom("run_events").selectAll().where("run_id", "=", id).orderBy("seq").execute(),
-      checkpoints: await db
-        .selectFrom("checkpoints")
-        .selectAll()
-        .where("thread_id", "=", id)
-        .orderBy("checkpoint_ns")
-        .orderBy("checkpoint_id")
-        .execute(),
-      writes: await db
-        .selectFrom("checkpoint_writes")
-        .selectAll()
-        .where("thread_id", "=", id)
-        .orderBy("checkpoint_ns")
-        .orderBy("checkpoint_id")
-        .orderBy("task_id")
-        .orderBy("idx")
-        .execute(),
-      ledger: await db.selectFrom("node_results").selectAll().where("run_id", "=", id).orderBy("key").execute(),
-    });
-  }
+  const rowsOf = (runId: string) => storedRowsOf(studio.container.database.db, runId);
 
   /** How many rows the tables that runs write hold, all runs together. */
   async function tableCounts(): Promise<Record<string, number>> {

@@ -13,6 +13,7 @@ import {
   startGate,
   startReceiver,
 } from "../../test/engine-harness.js";
+import { storedRowsOf } from "../../test/run-rows.js";
 import { registerMember, type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 /** What the receiver computes, so a test can run the rest of the workflow by hand. */
@@ -78,31 +79,7 @@ describe("runs: time travel and fork", () => {
   const getRun = async (id: string) => (await api("GET", `/api/runs/${id}`)).json().data;
   const settle = () => studio.container.runs.idle();
 
-  /** Every stored row of a run, as text: its status, events, checkpoints, task writes and ledger. */
-  async function rowsOf(runId: string): Promise<string> {
-    const db = studio.container.database.db;
-    return JSON.stringify({
-      run: await db.selectFrom("runs").selectAll().where("id", "=", runId).execute(),
-      events: await db.selectFrom("run_events").selectAll().where("run_id", "=", runId).orderBy("seq").execute(),
-      checkpoints: await db
-        .selectFrom("checkpoints")
-        .selectAll()
-        .where("thread_id", "=", runId)
-        .orderBy("checkpoint_ns")
-        .orderBy("checkpoint_id")
-        .execute(),
-      writes: await db
-        .selectFrom("checkpoint_writes")
-        .selectAll()
-        .where("thread_id", "=", runId)
-        .orderBy("checkpoint_ns")
-        .orderBy("checkpoint_id")
-        .orderBy("task_id")
-        .orderBy("idx")
-        .execute(),
-      ledger: await db.selectFrom("node_results").selectAll().where("run_id", "=", runId).orderBy("key").execute(),
-    });
-  }
+  const rowsOf = (runId: string) => storedRowsOf(studio.container.database.db, runId);
 
   beforeAll(async () => {
     let flaky = 0;

@@ -199,10 +199,10 @@ async function page<T>(path: string, limit: number, offset: number): Promise<Pag
   return { items: envelope.data, nextOffset: envelope.pagination?.next_offset ?? null };
 }
 
-/** Every item of a paginated list, page after page (the server gives at most 200 at a time). */
-async function all<T>(path: string): Promise<T[]> {
+/** Every item of a paginated list from `from` on, page after page (the server gives at most 200 at a time). */
+async function all<T>(path: string, from = 0): Promise<T[]> {
   const items: T[] = [];
-  let offset: number | null = 0;
+  let offset: number | null = from;
   while (offset !== null) {
     const next: Page<T> = await page<T>(path, 200, offset);
     items.push(...next.items);
@@ -262,7 +262,8 @@ export const api = {
   runEvents: <T>(runId: string, after: number, limit: number) =>
     request<T[]>(`/api/runs/${id(runId)}/events?after=${after}&limit=${limit}`),
   /** A run's supersteps with their checkpoints and the state after each (typed where read: the run panel). */
-  runSteps: <T>(runId: string) => all<T>(`/api/runs/${id(runId)}/steps`),
+  /** A run's supersteps from the `from`-th checkpointed one on (earlier ones never change). */
+  runSteps: <T>(runId: string, from = 0) => all<T>(`/api/runs/${id(runId)}/steps`, from),
   forkPreview: <T>(runId: string, body: object) =>
     request<T>(`/api/runs/${id(runId)}/fork/preview`, { method: "POST", body }),
   forkRun: <T>(runId: string, body: object) => request<T>(`/api/runs/${id(runId)}/fork`, { method: "POST", body }),

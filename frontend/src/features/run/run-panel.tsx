@@ -22,12 +22,12 @@ import { runErrorText } from "./run-error-text";
 import { draftFrom, inputFields, RunInputForm, readInput } from "./run-input-form";
 import { readInputHistory, rememberInput } from "./run-input-history";
 import { type NodeStat, type RunTab, useRun, useRunStore } from "./run-store";
+import { isRunActive } from "./run-trace";
 import type { RunStep } from "./run-types";
 import { StateChangesView } from "./state-changes-view";
 import { TraceList } from "./trace-list";
 import { VisitDetails } from "./visit-details";
 
-const ACTIVE = new Set(["queued", "running"]);
 const TABS: RunTab[] = ["input", "trace", "state"];
 
 export function RunPanel({ workflow }: { workflow: Workflow }) {
@@ -41,7 +41,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
   const status = useRun((s) => s.trace?.status ?? null);
   const runId = useRun((s) => s.trace?.runId ?? null);
   const waiting = useRun((s) => s.trace?.waiting ?? null);
-  const runError = useRun((s) => (s.trace && !ACTIVE.has(s.trace.status) ? s.trace.error : null));
+  const runError = useRun((s) => (s.trace && !isRunActive(s.trace.status) ? s.trace.error : null));
   const pending = useRun((s) => s.pending);
   const connection = useRun((s) => s.connection);
   const actionError = useRun((s) => s.actionError);
@@ -73,7 +73,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
   const selectedNode = useEditorUi((s) => (s.selectedNodeIds.length === 1 ? s.selectedNodeIds[0] : undefined));
   const selectedRunnable = selectedNode !== undefined && nodeIds.has(selectedNode);
   const chosenSource = source === "auto" ? (dirty || savedVersion === null ? "draft" : "saved") : source;
-  const active = status !== null && ACTIVE.has(status);
+  const active = status !== null && isRunActive(status);
 
   const run = useCallback(
     (mode: "full" | "step") => {
@@ -250,7 +250,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
                 status === "ok" && "bg-emerald-700 text-white",
                 status === "error" && "bg-red-700 text-white",
                 (status === "waiting" || status === "paused") && "bg-amber-500 text-black",
-                ACTIVE.has(status) && "bg-sky-700 text-white",
+                isRunActive(status) && "bg-sky-700 text-white",
                 ["cancelled", "timeout", "expired"].includes(status) && "bg-muted",
               )}
               data-testid="run-status"

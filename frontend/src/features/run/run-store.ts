@@ -9,7 +9,15 @@ import { getSession } from "@/lib/session";
 import type { NodeStat } from "./backend-shared";
 import { type ConnectionState, RunConnection, type RunConnectionOptions, runSocketUrl } from "./run-connection";
 import { type Pins, readPins, writePins } from "./run-pins";
-import { applyEvents, createTrace, type EdgeLike, type RunTrace, type TraceGraph, traceGraph } from "./run-trace";
+import {
+  applyEvents,
+  createTrace,
+  type EdgeLike,
+  isRunActive,
+  type RunTrace,
+  type TraceGraph,
+  traceGraph,
+} from "./run-trace";
 import type { EventError, RunEvent, RunStatus } from "./run-types";
 
 export type RunTab = "input" | "trace" | "state";
@@ -93,8 +101,7 @@ export function createRunStore(deps: RunStoreDeps): RunStore {
         flushing = false;
         const trace = get().trace;
         if (!trace) return;
-        const ended = ["ok", "error", "cancelled", "timeout", "expired", "waiting", "paused"].includes(trace.status);
-        set({ revision: trace.revision, ...(ended ? { pending: false } : {}) });
+        set({ revision: trace.revision, ...(isRunActive(trace.status) ? {} : { pending: false }) });
       });
     };
 

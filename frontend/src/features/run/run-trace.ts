@@ -58,6 +58,11 @@ export interface RunTrace {
   finalState: Record<string, unknown> | null;
 }
 
+/** A run still queued or executing; every other status (ended, waiting, paused) has stopped for now. */
+export function isRunActive(status: RunStatus): boolean {
+  return status === "queued" || status === "running";
+}
+
 export function createTrace(runId: string, status: RunStatus = "queued"): RunTrace {
   return {
     runId,
@@ -314,6 +319,11 @@ export function nodeBadge(trace: RunTrace, nodeId: string, nodeType?: string): N
   if (nodeType === "start") return trace.status === "queued" ? null : "ok";
   if (nodeType === "end") return trace.status === "ok" ? "ok" : null;
   if (!visit) return trace.status === "ok" ? "skipped" : null;
+  return visitBadge(visit);
+}
+
+/** One visit's badge: an ok visit that was pinned or reused says so. */
+export function visitBadge(visit: NodeVisit): NodeBadge {
   if (visit.status === "ok" && visit.pinned) return "pinned";
   if (visit.status === "ok" && visit.reused) return "reused";
   return visit.status;

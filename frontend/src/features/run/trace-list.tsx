@@ -8,7 +8,7 @@ import { cn } from "@/lib/utils";
 import { BADGE_CLASSES } from "./node-run-badge";
 import { formatDuration } from "./run-format";
 import { useRun } from "./run-store";
-import type { NodeBadge, NodeVisit, RunTrace } from "./run-trace";
+import { type NodeVisit, type RunTrace, visitBadge } from "./run-trace";
 
 type Row = { kind: "step"; superstep: number } | { kind: "visit"; visit: NodeVisit };
 
@@ -23,12 +23,6 @@ function rowsOf(trace: RunTrace, failedOnly: boolean): Row[] {
     for (const visit of visits) rows.push({ kind: "visit", visit });
   }
   return rows;
-}
-
-export function badgeOfVisit(visit: NodeVisit): NodeBadge {
-  if (visit.status === "ok" && visit.pinned) return "pinned";
-  if (visit.status === "ok" && visit.reused) return "reused";
-  return visit.status;
 }
 
 export function TraceList({ labelOf }: { labelOf(nodeId: string): string }) {
@@ -82,7 +76,7 @@ export function TraceList({ labelOf }: { labelOf(nodeId: string): string }) {
                 </div>
               );
             const { visit } = row;
-            const badge = badgeOfVisit(visit);
+            const badge = visitBadge(visit);
             return (
               <button
                 key={item.key}

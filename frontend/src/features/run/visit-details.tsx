@@ -8,7 +8,7 @@ import { runErrorText } from "./run-error-text";
 import { formatDuration, jsonText } from "./run-format";
 import { useRunSteps } from "./run-queries";
 import { useRun } from "./run-store";
-import { badgeOfVisit } from "./trace-list";
+import { visitBadge } from "./run-trace";
 
 function Section({ title, children, testId }: { title: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -38,7 +38,7 @@ export function VisitDetails({
   const unpin = useRun((s) => s.unpin);
   const openNodeRun = useRun((s) => s.openNodeRun);
   if (index === null || !visit) return <p className="p-3 text-sm text-muted-foreground">{t("run.details.pick")}</p>;
-  const badge = badgeOfVisit(visit);
+  const badge = visitBadge(visit);
   const before = steps.data?.filter((s) => s.superstep < visit.superstep && s.state).at(-1);
   return (
     <div className="grid gap-3 p-3" data-testid="visit-details" data-node-id={visit.nodeId}>
