@@ -26,6 +26,8 @@ const TEXT = {
     finished: "finished",
     waiting: "waiting for a person",
     required: "is required",
+    nodeGone: "node deleted: unpin it",
+    pinGoneRefused: "A pinned node is no longer in the workflow; remove its pin.",
   },
   vi: {
     run: "Chạy",
@@ -34,6 +36,8 @@ const TEXT = {
     finished: "đã xong",
     waiting: "đang chờ người trả lời",
     required: "là bắt buộc",
+    nodeGone: "nút đã bị xoá: hãy bỏ ghim",
+    pinGoneRefused: "Một nút đã ghim không còn trong quy trình; hãy bỏ ghim nút đó.",
   },
 } as const;
 
@@ -86,6 +90,19 @@ describe("running a workflow from the editor in a browser", () => {
   const runStatus = (page: Page) => page.getByTestId("run-status");
   const nodeStatus = (page: Page, id: string) =>
     page.getByTestId(`canvas-node-run-${id}`).getAttribute("data-run-status");
+
+  /** Whether a node is drawn wholly inside the visible canvas. */
+  async function insideCanvas(page: Page, nodeId: string): Promise<boolean> {
+    const pane = await page.locator(".react-flow").boundingBox();
+    const node = await page.locator(`.react-flow__node[data-id="${nodeId}"]`).boundingBox();
+    if (!pane || !node) return false;
+    return (
+      node.x >= pane.x &&
+      node.y >= pane.y &&
+      node.x + node.width <= pane.x + pane.width &&
+      node.y + node.height <= pane.y + pane.height
+    );
+  }
 
   async function waitForStatus(page: Page, status: string) {
     await page.locator(`[data-testid="run-status"][data-status="${status}"]`).waitFor({ timeout: 60_000 });
@@ -218,6 +235,7 @@ describe("running a workflow from the editor in a browser", () => {
       // The LLM finished before this checkpoint: the fork cannot run it, so it is not offered.
       expect(await dialog.getByTestId("fork-effect-reply").count()).toBe(0);
       await screenshot(page, "run-fork-dialog-en");
+      expect(await seriousViolations(page)).toEqual([]);
       await dialog.getByTestId("fork-start").click();
       await waitForStatus(page, "ok");
       expect(await nodeStatus(page, "upper")).toBe("ok");
@@ -286,6 +304,7 @@ describe("running a workflow from the editor in a browser", () => {
       await expect.poll(() => dialog.getByTestId("node-run-result").getAttribute("data-status")).toBe("ok");
       expect(await dialog.getByTestId("node-run-output").textContent()).toContain("Hello from the fake model.");
       expect(llm.requests.length).toBe(++calls);
+      expect(await seriousViolations(page)).toEqual([]);
       // Pin that output: the node shows it, and the next editor run uses it without calling the model.
       await dialog.getByTestId("node-run-pin").click();
       await page.keyboard.press("Escape");
@@ -312,4 +331,46 @@ describe("running a workflow from the editor in a browser", () => {
       await context.close();
     }
   });
+
+  it.each(["en", "vi"] as const)(
+    "flags a pin whose node was deleted, and the run it would break is refused with the reason (%s)",
+    async (lang) => {
+      const document = replyWorkflow(`Pin left behind ${lang}`, llm.url);
+      const workflow = await createWorkflow<{ id: string }>(suite.studio, suite.token, document);
+      const { context, page } = await openContext(suite.browser, { lang });
+      try {
+        await storeSession(page, suite.studio, suite.token);
+        // A pin kept in this browser for a node that has since been deleted (and one that still exists).
+        await page.evaluate(
+          ([key, pins]) => localStorage.setItem(key as string, pins as string),
+          [`superstep.pins.${workflow.id}`, JSON.stringify({ reply: { answer: "pinned" }, gone: { answer: "old" } })],
+        );
+        await page.goto(`${suite.studio.url}/workflows/${workflow.id}`);
+        await page.getByTestId("workflow-title").waitFor();
+        await page.getByTestId("run-panel-toggle").click();
+        // The canvas got shorter: the workflow that was centred in it stays in view.
+        await expect.poll(() => insideCanvas(page, "reply")).toBe(true);
+        const gone = page.getByTestId("pin-gone");
+        await expect.poll(() => gone.textContent()).toContain(TEXT[lang].nodeGone);
+        expect(await page.getByTestId("pin-reply").textContent()).not.toContain(TEXT[lang].nodeGone);
+        const calls = llm.requests.length;
+        await page.getByTestId("run-start").click();
+        await expect.poll(() => page.getByTestId("run-panel").textContent()).toContain(TEXT[lang].pinGoneRefused);
+        const runs = await api<unknown[]>(suite.studio, "GET", `/api/runs?workflow_id=${workflow.id}`, {
+          token: suite.token,
+        });
+        expect(runs.body.data).toEqual([]);
+        expect(llm.requests.length).toBe(calls);
+        await screenshot(page, `run-pin-gone-${lang}`);
+        // Unpinned, the run starts and uses the pin that is still valid.
+        await gone.getByRole("button").click();
+        await page.getByTestId("run-start").click();
+        await waitForStatus(page, "ok");
+        expect(await nodeStatus(page, "reply")).toBe("pinned");
+        expect(llm.requests.length).toBe(calls);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

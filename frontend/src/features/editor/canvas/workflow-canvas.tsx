@@ -37,6 +37,7 @@ import { CanvasMiniMap } from "./canvas-minimap";
 import { NoteNodeView, WorkflowNodeView } from "./canvas-nodes";
 import { CanvasTextContext, canvasText } from "./canvas-text";
 import { CommandPalette } from "./command-palette";
+import { KeepCenterOnResize } from "./keep-center-on-resize";
 import { useLayoutWarmUp } from "./layout-warm-up";
 import { PALETTE_TYPES } from "./node-icons";
 import { ShortcutSheet } from "./shortcut-sheet";
@@ -297,6 +298,7 @@ function CanvasView() {
           {!lowDetail && <Background gap={20} />}
           <CanvasMiniMap className="!bg-card" />
           <Controls showInteractive={false} />
+          <KeepCenterOnResize />
         </ReactFlow>
         <TakenEdgesStyle />
       </CanvasTextContext.Provider>
