@@ -14,7 +14,6 @@ import { parseArgs } from "node:util";
 import {
   call,
   cleanup,
-  cleanups,
   ENTRY,
   largeWorkflow,
   launchChromium,

@@ -373,4 +373,94 @@ describe("running a workflow from the editor in a browser", () => {
       }
     },
   );
+
+  it.each(["en", "vi"] as const)(
+    "shows a For each iteration's item beside its output, finds the failed one, and runs it again alone (%s)",
+    async (lang) => {
+      const document: Doc = {
+        name: `Each item ${lang}`,
+        state: [
+          { name: "items", type: "list", default: [{ n: 1 }, { n: 2 }, { n: 3 }] },
+          { name: "results", type: "list" },
+          { name: "doubled", type: "number" },
+          { name: "strict", type: "boolean", default: true },
+        ],
+        nodes: [
+          { id: "start", type: "start", position: { x: 0, y: 0 }, data: { inputs: ["strict"] } },
+          {
+            id: "each",
+            type: "for_each",
+            position: { x: 250, y: 0 },
+            data: { label: "Each item", items: "{{state.items}}", output_field: "results" },
+          },
+          {
+            id: "double",
+            type: "code",
+            position: { x: 500, y: 100 },
+            data: {
+              label: "Double",
+              language: "javascript",
+              code: "function main(state, item, index) {\n  if (state.strict && item.n === 2) throw new Error('two is not allowed');\n  return { doubled: item.n * 2 };\n}",
+              outputs: ["doubled"],
+            },
+          },
+          { id: "end", type: "end", position: { x: 750, y: 0 }, data: {} },
+        ],
+        edges: [
+          { id: "e1", source: "start", target: "each" },
+          { id: "e2", source: "each", target: "double", label: "item" },
+          { id: "e3", source: "each", target: "end", label: "done" },
+        ],
+      };
+      const { context, page } = await openEditor(document, lang);
+      try {
+        await page.getByTestId("run-panel-toggle").click();
+        await page.getByTestId("run-start").click();
+        await waitForStatus(page, "error");
+        await page.getByTestId("run-tab-trace").click();
+        expect(await page.getByTestId("trace-visit-double").count()).toBe(3);
+        // Only the failed iteration is left with the filter on; its item is its input.
+        await page.getByTestId("trace-failed-only").check();
+        expect(await page.getByTestId("trace-visit-double").count()).toBe(1);
+        await page.getByTestId("trace-visit-double").click();
+        await expect.poll(() => page.getByTestId("visit-item").textContent()).toContain('"n": 2');
+        expect(await page.getByTestId("visit-error").textContent()).toContain("two is not allowed");
+        // An iteration that went well shows its item and its output side by side.
+        await page.getByTestId("trace-failed-only").uncheck();
+        // The failed iteration, run again alone on an item fixed by hand.
+        await page.getByTestId("visit-run-alone").click();
+        const dialog = page.getByTestId("node-run-dialog");
+        const item = dialog.getByTestId("node-run-item");
+        expect(JSON.parse(await item.inputValue())).toEqual({ n: 2 });
+        await dialog.getByTestId("node-run-start").click();
+        await expect.poll(() => dialog.getByTestId("node-run-result").getAttribute("data-status")).toBe("error");
+        await item.fill("not json");
+        expect(await dialog.getByTestId("node-run-start").isDisabled()).toBe(true);
+        await item.fill('{ "n": 21 }');
+        await dialog.getByTestId("node-run-start").click();
+        await expect.poll(() => dialog.getByTestId("node-run-result").getAttribute("data-status")).toBe("ok");
+        expect(await dialog.getByTestId("node-run-output").textContent()).toContain('"doubled": 42');
+        expect(await dialog.getByTestId("node-run-pin").count()).toBe(0);
+        await screenshot(page, `run-iteration-alone-${lang}`);
+        expect(await seriousViolations(page)).toEqual([]);
+        await page.keyboard.press("Escape");
+        // A run where every iteration goes well: each shows its own item beside its own output.
+        await page.getByTestId("run-tab-input").click();
+        // The checkbox shows the field's default (true) until it is changed.
+        expect(await page.getByLabel("strict").isChecked()).toBe(true);
+        await page.getByLabel("strict").uncheck();
+        await page.getByTestId("run-start").click();
+        await waitForStatus(page, "ok");
+        await page.getByTestId("run-tab-trace").click();
+        for (const [index, n] of [1, 2, 3].entries()) {
+          await page.getByTestId("trace-visit-double").nth(index).click();
+          await expect.poll(() => page.getByTestId("visit-item").textContent()).toContain(`"n": ${n}`);
+          expect(await page.getByTestId("visit-output").textContent()).toContain(`"doubled": ${n * 2}`);
+        }
+        expect(await page.getByTestId("visit-pin").count()).toBe(0);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

@@ -314,11 +314,24 @@ describe("runs: one node on a chosen state", () => {
       status: 422,
       code: "NODE_RUN_UNSUPPORTED",
     });
+    // A For each body runs as one iteration, on an item; no other node takes one.
     const body = await runNode({ document: forEach, node_id: "body" });
     expect(body.json().error).toMatchObject({
       code: "NODE_RUN_UNSUPPORTED",
       details: { node_id: "body", reason: "for_each_body" },
     });
+    const itemElsewhere = await runNode({ document: forEach, node_id: "after", iteration: { item: 1 } });
+    expect(itemElsewhere.statusCode).toBe(422);
+    expect(itemElsewhere.json().error).toMatchObject({
+      code: "NODE_RUN_UNSUPPORTED",
+      details: { node_id: "after", reason: "item_outside_for_each" },
+    });
+    for (const iteration of [{}, { item: 1, index: -1 }, { item: 1, extra: true }]) {
+      expect(await refused({ document: forEach, node_id: "body", iteration })).toEqual({
+        status: 422,
+        code: "VALIDATION_FAILED",
+      });
+    }
     // A document that does not validate, and a request of the wrong shape.
     expect(await refused({ document: { name: "broken" }, node_id: "t1" })).toEqual({
       status: 422,
@@ -338,12 +351,44 @@ describe("runs: one node on a chosen state", () => {
     expect(await rowsOf(runId)).toBe(runRows);
   });
 
+  it("runs one iteration of a For each body on a given item, and writes no state", async () => {
+    const document = {
+      name: "each item",
+      state: [
+        { name: "items", type: "list" },
+        { name: "results", type: "list" },
+      ],
+      nodes: [
+        { id: "each", type: "for_each", position: at, data: { items: "{{state.items}}", output_field: "results" } },
+        httpTool("body", `${receiver.url}/double`, "results", { body: { value: "{{item.n}}" } }),
+      ],
+      edges: [edge("start", "each"), edge("each", "body", "item"), edge("each", "end", "done")],
+    };
+    const before = calls("/double");
+    const response = await runNode({
+      document,
+      node_id: "body",
+      state: { items: [{ n: 1 }, { n: 21 }] },
+      iteration: { item: { n: 21 }, index: 1 },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().data).toMatchObject({
+      node_id: "body",
+      status: "ok",
+      output: { results: { result: 42 } },
+      state: null,
+      error: null,
+    });
+    expect(calls("/double")).toBe(before + 1);
+    expect(receiver.requests.at(-1)?.body).toEqual({ value: 21 });
+  });
+
   it("documents the route in the OpenAPI reference", async () => {
     const { paths } = (await studio.app.inject({ method: "GET", url: "/api/docs/json" })).json();
     expect(Object.keys(paths["/api/node-runs"])).toEqual(["post"]);
     const body = paths["/api/node-runs"].post.requestBody.content["application/json"].schema;
     expect(Object.keys(body.properties).sort()).toEqual(
-      ["context", "document", "from", "node_id", "state", "version", "workflow_id"].sort(),
+      ["context", "document", "from", "iteration", "node_id", "state", "version", "workflow_id"].sort(),
     );
   });
 });

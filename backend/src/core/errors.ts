@@ -76,7 +76,7 @@ export const CATALOG = {
   NODE_RUN_UNSUPPORTED: {
     status: 422,
     message:
-      "This node cannot run alone: only LLM, Tool, Code, Condition, Decision and Send email nodes outside a For each can.",
+      "This node cannot run alone: only LLM, Tool, Code, Condition, Decision and Send email nodes can; a node inside a For each runs on one item (give `iteration`), and only such a node takes one.",
   },
   PIN_NODE_NOT_FOUND: { status: 422, message: "A pin names a node that is not in the workflow." },
   PIN_NODE_NOT_PINNABLE: {

@@ -11,10 +11,19 @@ const stateSource = z
     message: "give either checkpoint_id or superstep",
   });
 
+/** One iteration of a For each body: the item it runs on and its index in the list. */
+const iteration = z
+  .strictObject({
+    item: z.unknown(),
+    index: z.number().int().min(0).max(1_000_000).optional(),
+  })
+  .refine((value) => value.item !== undefined, { message: "give the item", path: ["item"] });
+
 /**
  * Run one node: of a saved workflow (its current version, or `version`) or of the unsaved
  * `document` the editor shows, on a state taken from a past run's superstep (`from`) and/or given
- * as JSON (`state`: fields that replace those of `from`).
+ * as JSON (`state`: fields that replace those of `from`). A node inside a For each runs as one
+ * iteration: `iteration` gives its item (and index).
  */
 export const nodeRunRequest = z
   .strictObject({
@@ -24,6 +33,7 @@ export const nodeRunRequest = z
     node_id: z.string().min(1).max(200),
     from: stateSource.optional(),
     state: z.record(z.string(), z.unknown()).optional(),
+    iteration: iteration.optional(),
     context: z.record(z.string(), z.unknown()).optional(),
   })
   .refine((body) => (body.workflow_id === undefined) !== (body.document === undefined), {
@@ -42,6 +52,7 @@ export const nodeRunView = z.object({
   status: z.enum(["ok", "error"]),
   input_state: z.record(z.string(), z.unknown()),
   output: z.record(z.string(), z.unknown()).nullable(),
+  /** Null when the node failed, and for a For each iteration (the For each writes all its items' values together). */
   state: z.record(z.string(), z.unknown()).nullable(),
   route: z.string().nullable(),
   usage: z.object({ input_tokens: z.number(), output_tokens: z.number() }).nullable(),

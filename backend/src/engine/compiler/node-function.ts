@@ -83,7 +83,9 @@ export function makeNodeFunction(
     const iteration = asBody ? `${visits}.${index}` : String(visits);
     const key = `${ctx.keyPrefix}:${node.id}:${iteration}`;
     const base = { node_id: ctx.nodePrefix + node.id, superstep };
-    emitNodeEvent(config, { ...base, type: "node_started", data: { node_type: node.type, iteration } });
+    // An iteration's item is its input: the trace shows it beside the iteration's output.
+    const item = asBody ? { item: truncateForEvent(redactor.value(state[ITEM_KEY]), ctx.engine.maxEventBytes) } : {};
+    emitNodeEvent(config, { ...base, type: "node_started", data: { node_type: node.type, iteration, ...item } });
     const started = performance.now();
 
     let update: AnyState;
@@ -126,7 +128,7 @@ export function makeNodeFunction(
     } catch (error) {
       if (isGraphInterrupt(error) || ctx.signal.aborted || error instanceof NodeFailure) throw error;
       const reported = redactor.value(toEventError(error));
-      emitNodeEvent(config, { ...base, type: "error", data: { error: reported } });
+      emitNodeEvent(config, { ...base, type: "error", data: { error: reported, iteration } });
       throw new NodeFailure(node.id, reported);
     }
 

@@ -111,6 +111,44 @@ describe("For each bodies receive item and index", () => {
     expect(await results(document)).toEqual(ITEMS.map((item, index) => ({ item, index })));
   });
 
+  it("each iteration's start event names its item, as its input in the trace; other nodes' do not", async () => {
+    const document = loop(httpTool("body", `${receiver.url}/each`, "scratch", { body: { item: "{{item}}" } }));
+    document.nodes.push({
+      id: "after",
+      type: "code",
+      position: at,
+      data: { language: "javascript", code: "function main(){return {}}" },
+    } as never);
+    document.edges = [
+      edge("start", "fe"),
+      edge("fe", "body", "item"),
+      edge("fe", "after", "done"),
+      edge("after", "end"),
+    ];
+    const { events } = await collect(
+      runStream(document, { items: [{ n: 1 }, "two", [3]] }, { engine: engineConfig() }),
+    );
+    const started = events.filter((event) => event.type === "node_started");
+    expect(
+      started.filter((event) => event.node_id === "body").map((event) => [event.data.iteration, event.data.item]),
+    ).toEqual([
+      ["0.0", { n: 1 }],
+      ["0.1", "two"],
+      ["0.2", [3]],
+    ]);
+    for (const event of started.filter((e) => e.node_id !== "body")) expect(event.data).not.toHaveProperty("item");
+  });
+
+  it("an item larger than the event limit is shown cut, with its size", async () => {
+    const document = loop(httpTool("body", `${receiver.url}/each`, "scratch", { body: { item: "{{item}}" } }));
+    const big = "x".repeat(4096);
+    const { events } = await collect(
+      runStream(document, { items: [big] }, { engine: engineConfig({ maxEventBytes: 1024 }) }),
+    );
+    const started = events.find((event) => event.type === "node_started" && event.node_id === "body");
+    expect(started?.data.item).toMatchObject({ truncated: true, bytes: big.length + 2 });
+  });
+
   it("Tool (Python function): {{item}} and {{index}} in args", async () => {
     const document = loop({
       type: "tool",

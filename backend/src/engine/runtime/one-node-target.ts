@@ -16,17 +16,21 @@ export const RUNNABLE_ALONE: ReadonlySet<string> = new Set([
   "send_email",
 ]);
 
-/** The node, or NODE_NOT_FOUND / NODE_RUN_UNSUPPORTED (a For each body needs its item and index). */
-export function nodeToRunAlone(workflow: ValidatedWorkflow, nodeId: string): TypedNode {
+/**
+ * The node, and the For each it is the body of (if any); or NODE_NOT_FOUND / NODE_RUN_UNSUPPORTED.
+ * A For each body runs as one iteration, so it needs an item; no other node takes one.
+ */
+export function nodeToRunAlone(
+  workflow: ValidatedWorkflow,
+  nodeId: string,
+  withItem = false,
+): { node: TypedNode; forEachOf: string | undefined } {
   const node = workflow.nodes.get(nodeId);
   if (!node) throw new AppError("NODE_NOT_FOUND", { node_id: nodeId });
-  const body = [...workflow.forEachBodies.values()].includes(nodeId);
-  if (!RUNNABLE_ALONE.has(node.type) || body) {
-    throw new AppError("NODE_RUN_UNSUPPORTED", {
-      node_id: nodeId,
-      type: node.type,
-      reason: body ? "for_each_body" : "type",
-    });
-  }
-  return node;
+  const forEachOf = [...workflow.forEachBodies].find(([, body]) => body === nodeId)?.[0];
+  const refuse = (reason: string) => new AppError("NODE_RUN_UNSUPPORTED", { node_id: nodeId, type: node.type, reason });
+  if (!RUNNABLE_ALONE.has(node.type)) throw refuse("type");
+  if (forEachOf !== undefined && !withItem) throw refuse("for_each_body");
+  if (forEachOf === undefined && withItem) throw refuse("item_outside_for_each");
+  return { node, forEachOf };
 }

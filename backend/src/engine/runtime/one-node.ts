@@ -9,7 +9,14 @@ import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import { LinkedAbort } from "../../core/linked-abort.js";
 import { makeNodeFunction } from "../compiler/node-function.js";
-import { applyUpdate, ROUTES_CHANNEL, stateWithDefaults, visibleState } from "../compiler/state-channels.js";
+import {
+  applyUpdate,
+  INDEX_KEY,
+  ITEM_KEY,
+  ROUTES_CHANNEL,
+  stateWithDefaults,
+  visibleState,
+} from "../compiler/state-channels.js";
 import { executorFor } from "../nodes/executors.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
 import type { EventError, NodeEvent } from "./events.js";
@@ -21,6 +28,8 @@ import { memoized, openRunCredentials } from "./run-credentials.js";
 
 export interface OneNodeOptions {
   engine: EngineConfig;
+  /** For a node inside a For each: the one iteration to run (its item, and its index, 0 if not given). */
+  iteration?: { item: unknown; index?: number };
   /** Opens the caller's stored credentials; without it, nodes that name one are refused. */
   credentials?: CredentialResolver;
   /** Values for {{context.x}}. */
@@ -56,7 +65,7 @@ export async function runOneNode(
   values: Record<string, unknown>,
   options: OneNodeOptions,
 ): Promise<OneNodeResult> {
-  const node = nodeToRunAlone(workflow, nodeId);
+  const { node, forEachOf } = nodeToRunAlone(workflow, nodeId, options.iteration !== undefined);
   const credentials = await openRunCredentials(workflow, memoized(options.credentials ?? (async () => undefined)));
   const { document } = workflow;
   const input = stateWithDefaults(document, values);
@@ -64,7 +73,12 @@ export async function runOneNode(
   const run = makeNodeFunction(node, executorFor(node, labels), {
     stateFields: new Set(document.state.map((field) => field.name)),
     fields: new Map(document.state.map((field) => [field.name, field])),
+    ...(forEachOf !== undefined ? { forEachOf } : {}),
   });
+  // An iteration runs on the state with its item and index, as the For each hands them out.
+  const iteration = options.iteration
+    ? { [ITEM_KEY]: options.iteration.item, [INDEX_KEY]: options.iteration.index ?? 0 }
+    : {};
   const timeout = new LinkedAbort();
   const signal = new LinkedAbort([timeout.signal, options.signal]);
   timeout.abortAfter(options.engine.runTimeoutMs, () => new DOMException("The node timed out", "TimeoutError"));
@@ -75,7 +89,7 @@ export async function runOneNode(
     keyPrefix: runId,
     attempt: 1,
     ledger: new MemoryResultLedger(),
-    engine: options.engine,
+    engine: { ...options.engine, maxEventBytes: Number.MAX_SAFE_INTEGER },
     context: options.context ?? {},
     signal: signal.signal,
     depth: 0,
@@ -95,16 +109,19 @@ export async function runOneNode(
   const base = { node_id: node.id, node_type: node.type, input_state: input };
   const started = performance.now();
   try {
-    const returned = await run(structuredClone(input), config);
+    const returned = await run(structuredClone({ ...input, ...iteration }), config);
     const duration_ms = Math.round(performance.now() - started);
-    const output = visibleState(returned);
     const finished = events.find((event) => event.type === "node_finished")?.data;
+    // An iteration's own update is what its node_finished event shows (the For each, not the
+    // iteration, writes the state); events of a one-node run are not cut to the event size limit.
+    const output =
+      forEachOf === undefined ? visibleState(returned) : ((finished?.output ?? {}) as Record<string, unknown>);
     const route = (returned[ROUTES_CHANNEL] as Record<string, string> | undefined)?.[node.id] ?? null;
     return {
       ...base,
       status: "ok",
       output,
-      state: credentials.redactor.value(applyUpdate(document, input, output)),
+      state: forEachOf === undefined ? credentials.redactor.value(applyUpdate(document, input, output)) : null,
       route,
       usage: (finished?.usage as OneNodeResult["usage"] | undefined) ?? null,
       duration_ms,

@@ -56,7 +56,7 @@ export class NodeRunService {
       credentialType: this.#workflowService.credentialTypesFor(actor),
       workflowId,
     });
-    nodeToRunAlone(workflow, request.node_id);
+    nodeToRunAlone(workflow, request.node_id, request.iteration !== undefined);
     const past = request.from ? await this.#pastState(actor, request.from, workflow.document) : {};
     const state = checkForkState(workflow.document, { ...past, ...(request.state ?? {}) });
     // The engine (LangGraph, the providers) loads with the first one-node run, not at start.
@@ -65,6 +65,7 @@ export class NodeRunService {
       engine: this.#engine,
       credentials: this.#credentialsFor(actor.userId),
       context: request.context,
+      ...(request.iteration ? { iteration: request.iteration } : {}),
     });
   }
 

@@ -23,6 +23,7 @@ export const BADGE_CLASSES: Record<NodeBadge, { ring: string; pill: string }> = 
   reused: { ring: "ring-violet-500", pill: "bg-violet-700 text-white" },
   pinned: { ring: "ring-indigo-500", pill: "bg-indigo-700 text-white" },
   skipped: { ring: "ring-transparent", pill: "bg-muted text-muted-foreground" },
+  stopped: { ring: "ring-zinc-400", pill: "bg-zinc-600 text-white" },
 };
 
 export function NodeRunBadge({

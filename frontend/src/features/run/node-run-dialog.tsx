@@ -26,15 +26,25 @@ export function NodeRunDialog({ labelOf, document }: { labelOf(nodeId: string): 
     <Dialog open={request !== null} onOpenChange={(open) => !open && openNodeRun(null)}>
       {request && (
         <NodeRunForm
-          key={`${request.nodeId}:${request.superstep}`}
+          key={`${request.nodeId}:${request.superstep}:${request.iteration?.index ?? ""}`}
           nodeId={request.nodeId}
           superstep={request.superstep}
+          iteration={request.iteration}
           labelOf={labelOf}
           document={document}
         />
       )}
     </Dialog>
   );
+}
+
+/** Any JSON value (an item may be a number or a string), or null when the text is not JSON. */
+function parseJson(text: string): { value: unknown } | null {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return null;
+  }
 }
 
 function parseObject(text: string): Record<string, unknown> | null {
@@ -49,11 +59,14 @@ function parseObject(text: string): Record<string, unknown> | null {
 function NodeRunForm({
   nodeId,
   superstep,
+  iteration,
   labelOf,
   document,
 }: {
   nodeId: string;
   superstep: number | null;
+  /** A For each iteration to run again: its item (editable) and index. */
+  iteration: { item: unknown; index: number } | undefined;
   labelOf(nodeId: string): string;
   document: unknown;
 }) {
@@ -66,12 +79,15 @@ function NodeRunForm({
   const [source, setSource] = useState<string>(superstep !== null && runId ? String(superstep) : "json");
   const [text, setText] = useState("{}");
   const edited = source === "json" ? parseObject(text) : {};
+  const [itemText, setItemText] = useState(() => (iteration ? jsonText(iteration.item) : ""));
+  const item = iteration ? parseJson(itemText) : undefined;
   const run = useMutation({
     mutationFn: () =>
       api.runNode<NodeRunResult>({
         document,
         node_id: nodeId,
         ...(source === "json" ? { state: edited } : { from: { run_id: runId, superstep: Number(source) } }),
+        ...(iteration && item ? { iteration: { item: item.value, index: iteration.index } } : {}),
       }),
   });
   const result = run.data;
@@ -119,11 +135,26 @@ function NodeRunForm({
             {jsonText(checkpoints.find((s) => String(s.superstep) === source)?.state ?? {})}
           </ScrollBox>
         )}
+        {iteration && (
+          <div className="grid gap-1">
+            <Label htmlFor="node-run-item">{t("run.nodeRun.item", { index: iteration.index })}</Label>
+            <textarea
+              id="node-run-item"
+              className="min-h-16 rounded-md border bg-background p-2 font-mono text-xs"
+              spellCheck={false}
+              value={itemText}
+              aria-invalid={item === null ? true : undefined}
+              onChange={(event) => setItemText(event.target.value)}
+              data-testid="node-run-item"
+            />
+            {item === null && <p className="text-xs text-destructive">{t("run.nodeRun.itemInvalid")}</p>}
+          </div>
+        )}
         <div>
           <Button
             size="sm"
             onClick={() => run.mutate()}
-            disabled={edited === null || run.isPending}
+            disabled={edited === null || item === null || run.isPending}
             data-testid="node-run-start"
           >
             {t("run.nodeRun.run")}
@@ -147,19 +178,25 @@ function NodeRunForm({
                 <ScrollBox className={PRE} data-testid="node-run-output">
                   {jsonText(result.output)}
                 </ScrollBox>
-                <h4 className="text-xs font-medium text-muted-foreground">{t("run.nodeRun.wouldWrite")}</h4>
-                <ScrollBox className={PRE}>{jsonText(result.state)}</ScrollBox>
-                <div>
-                  <Button
-                    variant="outline"
-                    size="sm"
-                    onClick={() => pin(nodeId, result.output ?? {})}
-                    data-testid="node-run-pin"
-                  >
-                    <PinIcon aria-hidden />
-                    {t("run.pins.pinOutput")}
-                  </Button>
-                </div>
+                {result.state ? (
+                  <>
+                    <h4 className="text-xs font-medium text-muted-foreground">{t("run.nodeRun.wouldWrite")}</h4>
+                    <ScrollBox className={PRE}>{jsonText(result.state)}</ScrollBox>
+                    <div>
+                      <Button
+                        variant="outline"
+                        size="sm"
+                        onClick={() => pin(nodeId, result.output ?? {})}
+                        data-testid="node-run-pin"
+                      >
+                        <PinIcon aria-hidden />
+                        {t("run.pins.pinOutput")}
+                      </Button>
+                    </div>
+                  </>
+                ) : (
+                  <p className="text-xs text-muted-foreground">{t("run.nodeRun.iterationWritesNothing")}</p>
+                )}
               </>
             )}
           </div>

@@ -181,7 +181,8 @@ export function RunInputForm({
                   id={id}
                   type="checkbox"
                   className="size-4 self-start"
-                  checked={value === "true"}
+                  // Not given, a checkbox shows the field's default: what the run would get.
+                  checked={value === "" ? field.default === true : value === "true"}
                   onChange={(event) => set(event.target.checked ? "true" : "false")}
                 />
               ) : field.type === "string" || field.type === "number" ? (
@@ -190,6 +191,7 @@ export function RunInputForm({
                   type={field.type === "number" ? "number" : "text"}
                   className="h-8 rounded-md border bg-background px-2 text-sm"
                   value={value}
+                  placeholder={field.default === undefined ? undefined : String(field.default)}
                   aria-invalid={problem ? true : undefined}
                   onChange={(event) => set(event.target.value)}
                 />

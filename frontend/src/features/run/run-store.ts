@@ -48,7 +48,12 @@ export interface RunPanelState {
   /** Per-node figures over the workflow's last runs, drawn on the canvas while set. */
   nodeStats: Record<string, NodeStat> | null;
   /** The node chosen to run alone (the one-node dialog is open while set). */
-  nodeRun: { nodeId: string; superstep: number | null } | null;
+  /** The one-node run asked for: a node, the superstep whose state it starts from, and for a For each iteration its item. */
+  nodeRun: {
+    nodeId: string;
+    superstep: number | null;
+    iteration?: { item: unknown; index: number };
+  } | null;
   start(request: StartRequest): void;
   /** Runs the next superstep of a paused run. */
   continueRun(): void;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEvents, createTrace, nodeBadge, traceGraph } from "./run-trace";
+import { applyEvents, createTrace, iterationIndex, nodeBadge, traceGraph } from "./run-trace";
 import type { RunEvent } from "./run-types";
 
 function events() {
@@ -113,6 +113,43 @@ describe("run trace", () => {
     expect(trace.error).toEqual({ code: "CODE_NODE_FAILED", message: "boom" });
   });
 
+  it("keeps each For each iteration's item as its input, and its index", () => {
+    const e = events();
+    const trace = createTrace("r");
+    applyEvents(trace, [
+      e("node_started", "body", 2, { iteration: "0.0", item: { n: 1 } }),
+      e("node_started", "body", 2, { iteration: "0.1", item: null }),
+      e("node_started", "after", 3, { iteration: "0" }),
+    ]);
+    expect(trace.visits.map((v) => [v.nodeId, iterationIndex(v), "item" in v ? v.item : "none"])).toEqual([
+      ["body", 0, { n: 1 }],
+      ["body", 1, null],
+      ["after", null, "none"],
+    ]);
+  });
+
+  it("marks the failed For each iteration by its iteration, and those cut short as stopped, not failed", () => {
+    const e = events();
+    const trace = createTrace("r");
+    applyEvents(trace, [
+      e("node_started", "body", 2, { iteration: "0.0" }),
+      e("node_started", "body", 2, { iteration: "0.1" }),
+      e("node_started", "body", 2, { iteration: "0.2" }),
+      e("node_finished", "body", 2, { output: { v: 0 }, iteration: "0.0" }),
+      e("error", "body", 2, { error: { code: "CODE_NODE_FAILED", message: "boom" }, iteration: "0.1" }),
+      e("run_finished", undefined, undefined, {
+        status: "error",
+        error: { code: "CODE_NODE_FAILED", message: "boom" },
+      }),
+    ]);
+    expect(trace.visits.map((v) => [v.iteration, v.status])).toEqual([
+      ["0.0", "ok"],
+      ["0.1", "error"],
+      ["0.2", "stopped"],
+    ]);
+    expect(nodeBadge(trace, "body")).toBe("error");
+  });
+
   it("ends the visits still open when a run is cancelled", () => {
     const e = events();
     const trace = createTrace("r");
@@ -121,7 +158,7 @@ describe("run trace", () => {
       e("run_finished", undefined, undefined, { status: "cancelled", error: { code: "RUN_CANCELLED", message: "" } }),
     ]);
     expect(trace.status).toBe("cancelled");
-    expect(nodeBadge(trace, "slow")).toBe("error");
+    expect(nodeBadge(trace, "slow")).toBe("stopped");
     expect(nodeBadge(trace, "other")).toBeNull();
   });
 

@@ -4,7 +4,8 @@
 // superstep), so a view that selects one of them re-renders only when it changed.
 import type { EventError, HumanRequest, RunEvent, RunStatus } from "./run-types";
 
-export type VisitStatus = "running" | "ok" | "error" | "waiting";
+/** `stopped`: the run ended (failed, was cancelled, timed out) before this visit finished. */
+export type VisitStatus = "running" | "ok" | "error" | "waiting" | "stopped";
 
 /** One execution of a node: a superstep, and an iteration for loops and For each bodies. */
 export interface NodeVisit {
@@ -25,6 +26,14 @@ export interface NodeVisit {
   pinned: boolean;
   /** The label a Condition or Decision chose. */
   route: string | null;
+  /** A For each iteration's item (its input); undefined for other visits. */
+  item?: unknown;
+}
+
+/** A For each iteration's index in its list ("visit.index"), or null for a visit that is no iteration. */
+export function iterationIndex(visit: NodeVisit): number | null {
+  const [, index] = visit.iteration.split(".");
+  return index === undefined ? null : Number(index);
 }
 
 export interface TraceSuperstep {
@@ -223,6 +232,7 @@ function applyEvent(trace: RunTrace, event: RunEvent, graph?: TraceGraph): void 
         reused: false,
         pinned: false,
         route: null,
+        ...("item" in data ? { item: data.item } : {}),
       };
       trace.visits.push(visit);
       trace.latest.set(nodeId, visit);
@@ -259,15 +269,20 @@ function applyEvent(trace: RunTrace, event: RunEvent, graph?: TraceGraph): void 
     case "error": {
       const error = (record(data.error) as EventError | null) ?? { code: "INTERNAL", message: "" };
       if (nodeId) {
-        const visit = lastRunning(trace, nodeId);
+        // The iteration tells which of a For each's parallel visits failed.
+        const iteration = typeof data.iteration === "string" ? data.iteration : null;
+        const visit =
+          (iteration !== null ? openVisit(trace, nodeId, iteration) : undefined) ?? lastRunning(trace, nodeId);
         if (visit) {
           const started = Date.parse(visit.startedAt);
           const ended = Date.parse(event.ts);
-          replaceVisit(trace, visit, {
+          const failed = replaceVisit(trace, visit, {
             status: "error",
             error,
             durationMs: Number.isFinite(ended - started) ? Math.max(0, ended - started) : null,
           });
+          // The canvas shows the failure, not a later iteration the run's end cut short.
+          trace.latest.set(nodeId, failed);
         }
       }
       trace.error = error;
@@ -292,10 +307,10 @@ function applyEvent(trace: RunTrace, event: RunEvent, graph?: TraceGraph): void 
       if (record(data.output)) trace.output = data.output as Record<string, unknown>;
       if (record(data.state)) trace.finalState = data.state as Record<string, unknown>;
       if (trace.status === "ok" && graph) markEndings(trace, graph);
-      // A visit still open when the run ended (cancelled, timed out) did not finish.
+      // A visit still open when the run ended (failed elsewhere, cancelled, timed out) did not finish.
       for (const visit of trace.visits)
         if (visit.status === "running" || visit.status === "waiting")
-          replaceVisit(trace, visit, { status: trace.status === "ok" ? "ok" : "error" });
+          replaceVisit(trace, visit, { status: trace.status === "ok" ? "ok" : "stopped" });
       return;
     }
   }

@@ -49,7 +49,12 @@ export function TraceList({ labelOf }: { labelOf(nodeId: string): string }) {
           {t("run.trace.count", { count: trace.visits.length })}
         </span>
         <label className="ml-auto flex items-center gap-1">
-          <input type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} />
+          <input
+            type="checkbox"
+            checked={failedOnly}
+            onChange={(e) => setFailedOnly(e.target.checked)}
+            data-testid="trace-failed-only"
+          />
           {t("run.trace.failedOnly")}
         </label>
       </div>

@@ -8,7 +8,7 @@ import { runErrorText } from "./run-error-text";
 import { formatDuration, jsonText } from "./run-format";
 import { useRunSteps } from "./run-queries";
 import { useRun } from "./run-store";
-import { visitBadge } from "./run-trace";
+import { iterationIndex, visitBadge } from "./run-trace";
 
 function Section({ title, children, testId }: { title: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -29,7 +29,7 @@ export function VisitDetails({
   onFork(superstep: number): void;
 }) {
   const { t } = useTranslation();
-  const index = useRun((s) => s.selectedVisit);
+  const selected = useRun((s) => s.selectedVisit);
   const visit = useRun((s) => (s.selectedVisit === null ? null : (s.trace?.visits[s.selectedVisit] ?? null)));
   const ended = useRun((s) => !!s.trace && !["queued", "running"].includes(s.trace.status));
   const steps = useRunSteps(visit !== null);
@@ -37,8 +37,10 @@ export function VisitDetails({
   const pin = useRun((s) => s.pin);
   const unpin = useRun((s) => s.unpin);
   const openNodeRun = useRun((s) => s.openNodeRun);
-  if (index === null || !visit) return <p className="p-3 text-sm text-muted-foreground">{t("run.details.pick")}</p>;
+  if (selected === null || !visit) return <p className="p-3 text-sm text-muted-foreground">{t("run.details.pick")}</p>;
   const badge = visitBadge(visit);
+  // A For each iteration runs alone on its item, and is not pinned (the For each's output is).
+  const index = iterationIndex(visit);
   const before = steps.data?.filter((s) => s.superstep < visit.superstep && s.state).at(-1);
   return (
     <div className="grid gap-3 p-3" data-testid="visit-details" data-node-id={visit.nodeId}>
@@ -51,8 +53,7 @@ export function VisitDetails({
         {visit.durationMs !== null && <span className="text-xs tabular-nums">{formatDuration(visit.durationMs)}</span>}
         <span className="text-xs text-muted-foreground">
           {t("run.trace.superstep", { superstep: visit.superstep })}
-          {visit.iteration.includes(".") &&
-            ` · ${t("run.trace.iteration", { iteration: visit.iteration.split(".")[1] })}`}
+          {index !== null && ` · ${t("run.trace.iteration", { iteration: index })}`}
         </span>
         {ended && visit.superstep > 0 && (
           <Button
@@ -74,14 +75,21 @@ export function VisitDetails({
             variant="outline"
             size="sm"
             className="h-7"
-            onClick={() => openNodeRun({ nodeId: visit.nodeId, superstep: Math.max(0, visit.superstep - 1) })}
+            onClick={() =>
+              openNodeRun({
+                nodeId: visit.nodeId,
+                superstep: Math.max(0, visit.superstep - 1),
+                ...(index !== null && visit.item !== undefined ? { iteration: { item: visit.item, index } } : {}),
+              })
+            }
             data-testid="visit-run-alone"
           >
             <PlayIcon aria-hidden />
-            {t("run.nodeRun.open")}
+            {index !== null ? t("run.nodeRun.openIteration") : t("run.nodeRun.open")}
           </Button>
         )}
         {visit.output &&
+          index === null &&
           (pinned ? (
             <Button
               variant="outline"
@@ -123,6 +131,11 @@ export function VisitDetails({
         <p className="text-xs text-muted-foreground">
           {t("run.details.usage", { input: visit.usage.input_tokens, output: visit.usage.output_tokens })}
         </p>
+      )}
+      {visit.item !== undefined && (
+        <Section title={t("run.details.item", { index })} testId="visit-item">
+          <ScrollBox className={PRE}>{jsonText(visit.item)}</ScrollBox>
+        </Section>
       )}
       {visit.output && (
         <Section title={t("run.details.output")} testId="visit-output">
