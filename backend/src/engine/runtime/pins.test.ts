@@ -3,6 +3,7 @@
 // checkPins refuses each kind of bad pin before a run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  approvalWorkflow,
   at,
   collect,
   edge,
@@ -118,5 +119,27 @@ describe("pinned outputs in the engine", () => {
     expect(code({ tool: { items: [] } })).toBe("PIN_OUTPUT_INVALID");
     expect(code({ tool: [1] })).toBe("PIN_OUTPUT_INVALID");
     expect(code({ code: { undeclared: 1 } })).toBe("PIN_OUTPUT_INVALID");
+  });
+
+  it("checks a Human node's pinned answer against its form, as a person's answer is", async () => {
+    const workflow = await prepareWorkflow(approvalWorkflow({ field: "approved" }), { engine: engineConfig() });
+    const refusal = (answer: unknown) => {
+      try {
+        checkPins(workflow, { ask: { answer } });
+        return null;
+      } catch (error) {
+        const { code, details } = error as { code: string; details: { reason?: string; problems?: unknown } };
+        return { code, reason: details.reason, problems: details.problems };
+      }
+    };
+    expect(refusal({ approved: true })).toBeNull();
+    expect(refusal({})).toEqual({
+      code: "PIN_OUTPUT_INVALID",
+      reason: "form",
+      problems: [{ field: "approved", message: "is required" }],
+    });
+    expect(refusal({ approved: "yes" })).toMatchObject({ reason: "form", problems: [{ field: "approved" }] });
+    expect(refusal({ approved: true, extra: 1 })).toMatchObject({ reason: "form", problems: [{ field: "extra" }] });
+    expect(refusal("yes")).toMatchObject({ code: "PIN_OUTPUT_INVALID" });
   });
 });

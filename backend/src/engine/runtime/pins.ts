@@ -2,6 +2,7 @@
 // Each pin is checked before the run is created, as a real result of the node would be checked,
 // so that a bad pin refuses the run instead of failing it half-way. No LangGraph here.
 import { AppError } from "../../core/errors.js";
+import { checkHumanInput } from "../nodes/human-form.js";
 import { writesOf } from "../validator/node-facts.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
 import { checkNodeOutput } from "./output-types.js";
@@ -17,8 +18,8 @@ export const PINNABLE_TYPES: ReadonlySet<string> = new Set(["llm", "tool", "code
 /**
  * Checks every pin against the workflow: the node exists (PIN_NODE_NOT_FOUND), can be pinned
  * (PIN_NODE_NOT_PINNABLE: its type, or it is the body of a For each, which runs once per item),
- * and the output writes only fields the node writes, each with a value that fits the field
- * (PIN_OUTPUT_INVALID). Returns the pins as a plain object.
+ * and the output writes only fields the node writes, each with a value that fits the field, and a
+ * Human node's answer fits its form (PIN_OUTPUT_INVALID). Returns the pins as a plain object.
  */
 export function checkPins(workflow: ValidatedWorkflow, pins: Record<string, unknown>): PinSet {
   const fields = new Map(workflow.document.state.map((field) => [field.name, field]));
@@ -52,6 +53,17 @@ export function checkPins(workflow: ValidatedWorkflow, pins: Record<string, unkn
       Object.defineProperty(update, key, { value, enumerable: true, writable: true, configurable: true });
     }
     checkNodeOutput(nodeId, update, fields, "PIN_OUTPUT_INVALID");
+    // A Human node's pinned answer is checked against its form, as a person's answer would be.
+    if (node.type === "human" && Object.hasOwn(update, node.data.output_field)) {
+      const problems = checkHumanInput(node.data.fields, update[node.data.output_field]);
+      if (problems.length > 0) {
+        throw new AppError(
+          "PIN_OUTPUT_INVALID",
+          { node_id: nodeId, reason: "form", problems },
+          `The pinned answer of ${nodeId} does not fit its form: ${problems.map((p) => `${p.field || "answer"} ${p.message}`).join("; ")}.`,
+        );
+      }
+    }
     Object.defineProperty(clean, nodeId, { value: update, enumerable: true, writable: true, configurable: true });
   }
   return clean;
