@@ -161,10 +161,12 @@ export async function buildContainer(
           monitor: background,
           onEnded,
         });
+  // Every start draws on one allowance per user: runs from any trigger and one-node runs alike.
+  const runRate = new TriggerRateLimiter(config.userRunRatePerMinute);
   const admission = new RunAdmission({
     runs: runRepository,
     maxQueued: config.userMaxQueued,
-    rate: new TriggerRateLimiter(config.userRunRatePerMinute),
+    rate: runRate,
     server: {
       maxQueued: config.maxQueuedRuns,
       current: () => {
@@ -189,6 +191,8 @@ export async function buildContainer(
   });
   const history = new RunHistoryRepository(database.db);
   const nodeRuns = new NodeRunService({
+    rate: runRate,
+    maxRunning: config.userMaxRuns,
     runs: runRepository,
     history,
     workflows: workflowRepository,

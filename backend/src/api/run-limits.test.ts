@@ -113,6 +113,16 @@ describe("per-user trigger rate (STUDIO_USER_RUN_RATE)", () => {
     expect(socketRefusal.error?.details.retry_after_seconds).toBeGreaterThanOrEqual(1);
     expect(await countRuns(studio, owner.userId)).toBe(3);
 
+    // So does running one node alone: it is refused before the node is called.
+    const nodeRun = await studio.app.inject({
+      method: "POST",
+      url: "/api/node-runs",
+      headers: owner.auth,
+      payload: { document: gatedWorkflow("http://127.0.0.1:9", "never"), node_id: "wait" },
+    });
+    expect(nodeRun.statusCode).toBe(429);
+    expect(nodeRun.json().error.code).toBe("RATE_LIMITED");
+
     // Another user has an allowance of their own.
     const bob = await userOf(studio, other);
     expect((await bob.hook(await bob.save(quick))).statusCode).toBe(202);
@@ -270,5 +280,64 @@ describe("fair queue across users", () => {
     expect(await countRuns(studio, owner.userId, "ok")).toBe(4);
     expect(await countRuns(studio, other.userId, "ok")).toBe(1);
     expect(gate.arrivals.filter((path) => path === "/alice")).toHaveLength(4);
+  });
+});
+
+describe("one-node runs count against the user's limits", () => {
+  let studio: TestStudio;
+  let owner: Session;
+  let other: Session;
+  let gate: Gate;
+
+  beforeAll(async () => {
+    gate = await startGate();
+    studio = await startTestStudio({
+      STUDIO_ALLOW_SIGNUP: "1",
+      STUDIO_USER_MAX_RUNS: "1",
+      STUDIO_USER_RUN_RATE: "3",
+      STUDIO_EGRESS_ALLOW: "127.0.0.1",
+    });
+    owner = await setupOwner(studio);
+    other = await registerMember(studio, "other@example.com");
+  });
+  afterAll(async () => {
+    gate.open();
+    await studio.close();
+    await gate.close();
+  });
+
+  const runNode = (session: Session, name: string) =>
+    studio.app.inject({
+      method: "POST",
+      url: "/api/node-runs",
+      headers: session.auth,
+      payload: { document: gatedWorkflow(gate.url, name), node_id: "wait" },
+    });
+
+  it("runs at most STUDIO_USER_MAX_RUNS of one user's at once, and each draws on the start allowance", async () => {
+    // The first holds at the gate; a second of the same user is refused at once, another user's runs.
+    const first = runNode(owner, "first");
+    await gate.arrived(1);
+    const second = await runNode(owner, "second");
+    expect(second.statusCode).toBe(429);
+    expect(second.json().error).toMatchObject({
+      code: "RUN_LIMIT_REACHED",
+      details: { reason: "node_runs", limit: 1 },
+    });
+    expect(second.headers["retry-after"]).toBe("10");
+    const others = runNode(other, "other");
+    await gate.arrived(2);
+    expect(gate.arrivals).toEqual(["/first", "/other"]);
+    gate.releaseAll();
+    expect((await first).json().data).toMatchObject({ status: "ok", output: { reply: { path: "/first" } } });
+    expect((await others).statusCode).toBe(200);
+    // Once it ended, the next one runs; the refused one did not count against the allowance.
+    gate.open();
+    expect((await runNode(owner, "third")).statusCode).toBe(200);
+    expect((await runNode(owner, "fourth")).statusCode).toBe(200);
+    const limited = await runNode(owner, "fifth");
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().error.code).toBe("RATE_LIMITED");
+    expect(gate.arrivals.filter((path) => path === "/fifth")).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ export const CATALOG = {
   RUN_LIMIT_REACHED: {
     status: 429,
     message:
-      "You have as many queued and running runs as this server allows (STUDIO_USER_MAX_QUEUED); wait for some to finish.",
+      "You have as many queued and running runs (STUDIO_USER_MAX_QUEUED), or one-node runs executing (STUDIO_USER_MAX_RUNS), as this server allows; wait for some to finish.",
   },
   // Authentication
   AUTH_REQUIRED: { status: 401, message: "Sign in first: send an Authorization: Bearer token." },
