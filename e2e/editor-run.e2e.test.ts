@@ -108,6 +108,13 @@ describe("running a workflow from the editor in a browser", () => {
     await page.locator(`[data-testid="run-status"][data-status="${status}"]`).waitFor({ timeout: 60_000 });
   }
 
+  /** Waits until a run other than `previous` (the one shown before) shows `status`. */
+  async function waitForNextRun(page: Page, previous: string | null, status: string) {
+    await page
+      .locator(`[data-testid="run-status"][data-status="${status}"]:not([data-run-id="${previous}"])`)
+      .waitFor({ timeout: 60_000 });
+  }
+
   it.each(["en", "vi"] as const)(
     "runs the triage example, answers its Human form and shows each node's status and output (%s)",
     async (lang) => {
@@ -248,6 +255,57 @@ describe("running a workflow from the editor in a browser", () => {
     }
   });
 
+  it.each(["en", "vi"] as const)(
+    "forks before an LLM node: its answer is reused, unless the edited state changes what it reads (%s)",
+    async (lang) => {
+      const text = {
+        en: { reuses: "reuses 1 earlier result", stale: "reads message, which you changed" },
+        vi: { reuses: "dùng lại 1 kết quả trước", stale: "đọc message, trường bạn đã sửa" },
+      }[lang];
+      const { context, page } = await openEditor(replyWorkflow(`Fork the model ${lang}`, llm.url), lang);
+      try {
+        await page.getByTestId("run-panel-toggle").click();
+        let calls = llm.requests.length;
+        await page.getByTestId("run-start").click();
+        await waitForStatus(page, "ok");
+        expect(llm.requests.length).toBe(++calls);
+        await page.getByTestId("run-tab-trace").click();
+        await page.getByTestId("trace-visit-reply").click();
+
+        // Unchanged, the fork reuses the model's answer from the ledger.
+        await page.getByTestId("visit-fork").click();
+        let dialog = page.getByTestId("fork-dialog");
+        const effect = dialog.getByTestId("fork-effect-reply");
+        await expect.poll(() => effect.textContent()).toContain(text.reuses);
+        expect(await effect.getByRole("checkbox").isChecked()).toBe(false);
+        const parent = await runStatus(page).getAttribute("data-run-id");
+        await dialog.getByTestId("fork-start").click();
+        await waitForNextRun(page, parent, "ok");
+        expect(await nodeStatus(page, "reply")).toBe("reused");
+        expect(llm.requests.length).toBe(calls);
+
+        // With the message edited, the answer read from the old message is flagged and runs again.
+        await page.getByTestId("trace-visit-reply").click();
+        await page.getByTestId("visit-fork").click();
+        dialog = page.getByTestId("fork-dialog");
+        const state = dialog.getByTestId("fork-state");
+        const edited = { ...JSON.parse(await state.inputValue()), message: "a new question" };
+        await state.fill(JSON.stringify(edited, null, 2));
+        await expect.poll(() => dialog.getByTestId("fork-stale-reads").textContent()).toContain(text.stale);
+        await expect.poll(() => dialog.getByTestId("fork-effect-reply").getByRole("checkbox").isChecked()).toBe(true);
+        await screenshot(page, `run-fork-stale-${lang}`);
+        const firstFork = await runStatus(page).getAttribute("data-run-id");
+        await dialog.getByTestId("fork-start").click();
+        await waitForNextRun(page, firstFork, "ok");
+        expect(await nodeStatus(page, "reply")).toBe("ok");
+        expect(llm.requests.length).toBe(calls + 1);
+        expect(JSON.stringify(llm.requests.at(-1)?.body)).toContain("a new question");
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
   it("reconnects a lost socket and follows the run from the last event it had, with no gap or repeat", async () => {
     const { context, page } = await openEditor(TRIAGE, "en");
     let connections = 0;
@@ -308,8 +366,9 @@ describe("running a workflow from the editor in a browser", () => {
       // Pin that output: the node shows it, and the next editor run uses it without calling the model.
       await dialog.getByTestId("node-run-pin").click();
       await page.keyboard.press("Escape");
+      const unpinned = await runStatus(page).getAttribute("data-run-id");
       await page.getByTestId("run-start").click();
-      await waitForStatus(page, "ok");
+      await waitForNextRun(page, unpinned, "ok");
       expect(await nodeStatus(page, "reply")).toBe("pinned");
       expect(llm.requests.length).toBe(calls);
       const runs = await api<{ pinned_nodes: string[]; trigger: string }[]>(
@@ -324,8 +383,9 @@ describe("running a workflow from the editor in a browser", () => {
       // Unpinned, the model is called again.
       await page.getByTestId("run-tab-input").click();
       await page.getByTestId("pin-reply").getByRole("button").click();
+      const pinned = await runStatus(page).getAttribute("data-run-id");
       await page.getByTestId("run-start").click();
-      await waitForStatus(page, "ok");
+      await waitForNextRun(page, pinned, "ok");
       expect(llm.requests.length).toBe(calls + 1);
     } finally {
       await context.close();

@@ -172,9 +172,24 @@ describe("runs: time travel and fork", () => {
     expect(preview).toMatchObject({ run_id: parentId, superstep: 1, next: ["t2"], state_changes: ["doubled"] });
     expect(preview.side_effects).toEqual([
       // t1 ran before the fork point: nothing of it runs in the fork.
-      { node_id: "t1", type: "tool", action: "run", parent_results: 0 },
-      { node_id: "t2", type: "tool", action: "reuse", parent_results: 1 },
-      { node_id: "t3", type: "tool", action: "run_again", parent_results: 1 },
+      { node_id: "t1", type: "tool", action: "run", parent_results: 0, reads_edited: [], settings_changed: false },
+      // t2 reads the edited field: its reused result is flagged as possibly stale.
+      {
+        node_id: "t2",
+        type: "tool",
+        action: "reuse",
+        parent_results: 1,
+        reads_edited: ["doubled"],
+        settings_changed: false,
+      },
+      {
+        node_id: "t3",
+        type: "tool",
+        action: "run_again",
+        parent_results: 1,
+        reads_edited: [],
+        settings_changed: false,
+      },
     ]);
   });
 
@@ -305,8 +320,8 @@ describe("runs: time travel and fork", () => {
     const preview = (await api("POST", `/api/runs/${failedId}/fork/preview`, { superstep: 0 })).json().data;
     expect([...preview.next].sort()).toEqual(["flaky", "ok"]);
     expect(preview.side_effects).toEqual([
-      { node_id: "ok", type: "tool", action: "reuse", parent_results: 1 },
-      { node_id: "flaky", type: "tool", action: "run", parent_results: 0 },
+      { node_id: "ok", type: "tool", action: "reuse", parent_results: 1, reads_edited: [], settings_changed: false },
+      { node_id: "flaky", type: "tool", action: "run", parent_results: 0, reads_edited: [], settings_changed: false },
     ]);
     const fork = (await api("POST", `/api/runs/${failedId}/fork`, { superstep: 0 })).json().data;
     await settle();
@@ -462,7 +477,21 @@ describe("runs: time travel and fork", () => {
     const preview = (await api("POST", `/api/runs/${started.id}/fork/preview`, forkPoint)).json().data;
     expect(preview.next).toEqual(["shape"]);
     // The Tool finished before the checkpoint: no result of it lies after the fork point.
-    expect(preview.side_effects).toEqual([{ node_id: "call", type: "tool", action: "run", parent_results: 0 }]);
+    expect(preview.side_effects).toEqual([
+      { node_id: "call", type: "tool", action: "run", parent_results: 0, reads_edited: [], settings_changed: false },
+    ]);
+    // The same fork with the Tool's settings changed too flags it.
+    const retargeted = {
+      ...fixed,
+      nodes: [
+        httpTool("call", `${receiver.url}/double`, "doubled", { body: { value: "{{state.x}}", v: 2 } }),
+        fixed.nodes[1],
+      ],
+    };
+    const changed = (
+      await api("POST", `/api/runs/${started.id}/fork/preview`, { ...forkPoint, document: retargeted })
+    ).json().data;
+    expect(changed.side_effects).toMatchObject([{ node_id: "call", settings_changed: true }]);
     const fork = await api("POST", `/api/runs/${started.id}/fork`, forkPoint);
     expect(fork.statusCode).toBe(202);
     await settle();

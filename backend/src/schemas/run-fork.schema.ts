@@ -51,6 +51,10 @@ export const forkPreviewView = z.object({
       type: z.string(),
       action: z.enum(["reuse", "run_again", "run"]),
       parent_results: z.number().int(),
+      /** Fields the node's settings read that the edited state changes: a reused result may be stale. */
+      reads_edited: z.array(z.string()),
+      /** The node's settings differ from those of the run forked (a fork with another document). */
+      settings_changed: z.boolean(),
     }),
   ),
   state_changes: z.array(z.string()),

@@ -1,5 +1,6 @@
 // What each node type writes to the state and where its data may hold {{…}} references, as far
 // as can be known before running it.
+import { findReferencesDeep } from "../templates/template.js";
 import type { TypedNode } from "./validation-types.js";
 
 /** The state fields a node writes, as far as can be known before running it. */
@@ -43,4 +44,19 @@ export function templatesOf(node: TypedNode): unknown {
     default:
       return [];
   }
+}
+
+/**
+ * The state fields a node's settings read through {{state.…}}; `null` when a setting reads the
+ * whole state ({{state}}). Only what the settings name: a Code node's body reads what it likes.
+ */
+export function stateReadsOf(node: TypedNode): string[] | null {
+  const fields = new Set<string>();
+  for (const reference of findReferencesDeep(templatesOf(node))) {
+    if (reference.root !== "state") continue;
+    const [field] = reference.path;
+    if (field === undefined) return null;
+    fields.add(field);
+  }
+  return [...fields];
 }

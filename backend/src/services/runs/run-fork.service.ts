@@ -4,12 +4,13 @@
 // finished after the fork point are reused from its result ledger unless the user chose to run
 // them again (decision 0019).
 import type { Actor } from "../../core/authz.js";
-import { contentHash } from "../../core/canonical-json.js";
+import { canonicalJson, contentHash } from "../../core/canonical-json.js";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import { SIDE_EFFECT_TYPES } from "../../engine/nodes/node-execution.js";
 import { prepareWorkflow } from "../../engine/runtime/prepare-workflow.js";
 import { StoredDocument } from "../../engine/runtime/stored-document.js";
+import { stateReadsOf } from "../../engine/validator/node-facts.js";
 import type { ValidatedWorkflow } from "../../engine/validator/validator.js";
 import type { RunRow } from "../../models/database.model.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
@@ -56,6 +57,10 @@ export interface ForkPreview {
     action: "reuse" | "run_again" | "run";
     /** How many results the parent finished for the node after the fork point. */
     parent_results: number;
+    /** Fields the node's settings read that the edit changes: a reused result may no longer fit. */
+    reads_edited: string[];
+    /** The node's settings differ from those the parent ran (a fork with another document). */
+    settings_changed: boolean;
   }[];
   /** The fields the edit changes. */
   state_changes: string[];
@@ -201,6 +206,9 @@ export class RunForkService {
           };
     const parentKeys = await this.#nodeResults.keysOf(run.id);
     const visits = (checkpoint.values[VISITS_CHANNEL] ?? {}) as Record<string, number>;
+    const stateChanges = Object.keys(state).filter(
+      (field) => JSON.stringify(state[field]) !== JSON.stringify(checkpoint.values[field]),
+    );
     const side_effects = [...workflow.nodes.values()]
       .filter((node) => REUSABLE_TYPES.has(node.type))
       .map((node) => {
@@ -210,7 +218,13 @@ export class RunForkService {
           : parent_results > 0
             ? "reuse"
             : "run";
-        return { node_id: node.id, type: node.type, action, parent_results };
+        // Why a reused result may no longer be what the node would give now: it reads a field the
+        // edited state changed, or its settings differ from those the parent ran.
+        const reads = stateReadsOf(node);
+        const reads_edited = reads === null ? stateChanges : stateChanges.filter((field) => reads.includes(field));
+        const before = parentWorkflow.nodes.get(node.id);
+        const settings_changed = !before || canonicalJson(before.data) !== canonicalJson(node.data);
+        return { node_id: node.id, type: node.type, action, parent_results, reads_edited, settings_changed };
       });
     return {
       run,
@@ -224,9 +238,7 @@ export class RunForkService {
         superstep: checkpoint.step,
         next,
         side_effects,
-        state_changes: Object.keys(state).filter(
-          (field) => JSON.stringify(state[field]) !== JSON.stringify(checkpoint.values[field]),
-        ),
+        state_changes: stateChanges,
       },
     };
   }

@@ -2,7 +2,7 @@
 // for each side effect, whether its earlier result is reused or it runs again (chosen per node),
 // then start the new run. Nothing of the original run changes.
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "@/components/ui/button";
 import {
@@ -138,6 +138,20 @@ function ForkForm({
     const reach = reachableFrom(preview.data.next, document.edges);
     return preview.data.side_effects.filter((effect) => reach.has(effect.node_id));
   }, [preview.data, document]);
+  // A reused result the edit may have made stale (the node reads a changed field, or its settings
+  // changed) is checked to run again once, when it first shows; the user can still uncheck it.
+  const suggested = useRef(new Set<string>());
+  useEffect(() => {
+    const stale = effects.filter(
+      (effect) =>
+        effect.action === "reuse" &&
+        (effect.reads_edited.length > 0 || effect.settings_changed) &&
+        !suggested.current.has(effect.node_id),
+    );
+    if (stale.length === 0) return;
+    for (const effect of stale) suggested.current.add(effect.node_id);
+    setRerun((current) => [...new Set([...current, ...stale.map((effect) => effect.node_id)])]);
+  }, [effects]);
   const toggle = (nodeId: string, again: boolean) =>
     setRerun((current) => (again ? [...current, nodeId] : current.filter((id) => id !== nodeId)));
   return (
@@ -202,6 +216,16 @@ function ForkForm({
                       </td>
                       <td className="py-1 text-xs">
                         {t(`run.fork.actions.${effect.action}`, { count: effect.parent_results })}
+                        {effect.parent_results > 0 && effect.reads_edited.length > 0 && (
+                          <span className="block text-amber-700 dark:text-amber-300" data-testid="fork-stale-reads">
+                            {t("run.fork.stale.readsEdited", { fields: effect.reads_edited.join(", ") })}
+                          </span>
+                        )}
+                        {effect.parent_results > 0 && effect.settings_changed && (
+                          <span className="block text-amber-700 dark:text-amber-300" data-testid="fork-stale-settings">
+                            {t("run.fork.stale.settingsChanged")}
+                          </span>
+                        )}
                       </td>
                       <td className="py-1">
                         {effect.action !== "run" && (

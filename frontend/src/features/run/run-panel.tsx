@@ -255,6 +255,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
               )}
               data-testid="run-status"
               data-status={status}
+              data-run-id={runId ?? undefined}
             >
               {t(`run.runStatus.${status}`)}
             </span>

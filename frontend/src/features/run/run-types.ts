@@ -42,7 +42,16 @@ export interface ForkPreview {
   checkpoint_id: string;
   superstep: number;
   next: string[];
-  side_effects: { node_id: string; type: string; action: "reuse" | "run_again" | "run"; parent_results: number }[];
+  side_effects: {
+    node_id: string;
+    type: string;
+    action: "reuse" | "run_again" | "run";
+    parent_results: number;
+    /** Fields the node reads that the edit changes: its earlier result may no longer fit. */
+    reads_edited: string[];
+    /** The node's settings differ from those of the run forked. */
+    settings_changed: boolean;
+  }[];
   state_changes: string[];
 }
 
