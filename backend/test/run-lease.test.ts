@@ -92,6 +92,18 @@ describe("two servers on one database", () => {
     // 3. Another run in the first server, which is then killed mid-call.
     const orphan = await trigger(orphanWorkflow);
     await gate.arrived(2);
+    // Events reach the disk a moment after the engine emits them (the recorder does not make the
+    // run wait for it): the kill comes once the first attempt's start is written, so that the
+    // takeover's own start follows it in the log.
+    await until("the first attempt's start on disk", async () => {
+      const row = await database.db
+        .selectFrom("run_events")
+        .select("seq")
+        .where("run_id", "=", orphan)
+        .where("type", "=", "node_started")
+        .executeTakeFirst();
+      return row;
+    });
     await first.studio.kill();
     const dead = await leaseOf(orphan);
     expect(dead).toMatchObject({ status: "running", lease_gen: 1 });
