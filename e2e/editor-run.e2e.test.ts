@@ -407,9 +407,12 @@ describe("running a workflow from the editor in a browser", () => {
         );
         await page.goto(`${suite.studio.url}/workflows/${workflow.id}`);
         await page.getByTestId("workflow-title").waitFor();
+        expect(await page.getByTestId("rf__minimap").count()).toBe(1);
         await page.getByTestId("run-panel-toggle").click();
-        // The canvas got shorter: the workflow that was centred in it stays in view.
+        // The canvas got shorter: the workflow that was centred in it stays in view, and the
+        // minimap, which would cover it, is put away.
         await expect.poll(() => insideCanvas(page, "reply")).toBe(true);
+        await expect.poll(() => page.getByTestId("rf__minimap").count()).toBe(0);
         const gone = page.getByTestId("pin-gone");
         await expect.poll(() => gone.textContent()).toContain(TEXT[lang].nodeGone);
         expect(await page.getByTestId("pin-reply").textContent()).not.toContain(TEXT[lang].nodeGone);

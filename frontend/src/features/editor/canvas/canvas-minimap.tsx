@@ -122,5 +122,12 @@ function CanvasMiniMapView({ className }: { className?: string }) {
   );
 }
 
-/** A pannable, zoomable minimap of the canvas. */
-export const CanvasMiniMap = memo(CanvasMiniMapView);
+const MiniMapView = memo(CanvasMiniMapView);
+
+// A minimap over a small canvas (the run panel open, a short window) hides the nodes it maps.
+const roomy = (s: ReactFlowState) => s.width >= WIDTH * 3 && s.height >= HEIGHT * 3;
+
+/** A pannable, zoomable minimap of the canvas, shown while the canvas has room for it. */
+export function CanvasMiniMap({ className }: { className?: string }) {
+  return useStore(roomy) ? <MiniMapView className={className} /> : null;
+}
