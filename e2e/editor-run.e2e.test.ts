@@ -108,6 +108,18 @@ describe("running a workflow from the editor in a browser", () => {
     await page.locator(`[data-testid="run-status"][data-status="${status}"]`).waitFor({ timeout: 60_000 });
   }
 
+  /** Opens the run panel, runs the workflow once (one model call) and opens its `reply` visit. */
+  async function runOnceAndOpenReply(page: Page): Promise<number> {
+    await page.getByTestId("run-panel-toggle").click();
+    const calls = llm.requests.length;
+    await page.getByTestId("run-start").click();
+    await waitForStatus(page, "ok");
+    expect(llm.requests.length).toBe(calls + 1);
+    await page.getByTestId("run-tab-trace").click();
+    await page.getByTestId("trace-visit-reply").click();
+    return calls + 1;
+  }
+
   /** Waits until a run other than `previous` (the one shown before) shows `status`. */
   async function waitForNextRun(page: Page, previous: string | null, status: string) {
     await page
@@ -264,13 +276,7 @@ describe("running a workflow from the editor in a browser", () => {
       }[lang];
       const { context, page } = await openEditor(replyWorkflow(`Fork the model ${lang}`, llm.url), lang);
       try {
-        await page.getByTestId("run-panel-toggle").click();
-        let calls = llm.requests.length;
-        await page.getByTestId("run-start").click();
-        await waitForStatus(page, "ok");
-        expect(llm.requests.length).toBe(++calls);
-        await page.getByTestId("run-tab-trace").click();
-        await page.getByTestId("trace-visit-reply").click();
+        const calls = await runOnceAndOpenReply(page);
 
         // Unchanged, the fork reuses the model's answer from the ledger.
         await page.getByTestId("visit-fork").click();
@@ -346,16 +352,8 @@ describe("running a workflow from the editor in a browser", () => {
     const document = replyWorkflow("Pin the model", llm.url);
     const { context, page, workflowId } = await openEditor(document, "en");
     try {
-      await page.getByTestId("run-panel-toggle").click();
-      await page.locator(".react-flow__controls-fitview").click();
-      let calls = llm.requests.length;
-      await page.getByTestId("run-start").click();
-      await waitForStatus(page, "ok");
-      expect(llm.requests.length).toBe(++calls);
-
+      let calls = await runOnceAndOpenReply(page);
       // Run the LLM node alone on the state before its step: one more call, nothing upstream.
-      await page.getByTestId("run-tab-trace").click();
-      await page.getByTestId("trace-visit-reply").click();
       await page.getByTestId("visit-run-alone").click();
       const dialog = page.getByTestId("node-run-dialog");
       await dialog.getByTestId("node-run-start").click();

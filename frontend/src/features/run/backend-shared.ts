@@ -3,6 +3,7 @@
 // answers, so the panel reads what the server writes instead of keeping a copy.
 import type { z } from "zod";
 import type { nodeRunView } from "../../../../backend/src/schemas/node-run.schema.js";
+import type { forkPreviewView } from "../../../../backend/src/schemas/run-fork.schema.js";
 import type { nodeStatView, runCompareView, runListItem } from "../../../../backend/src/schemas/run-list.schema.js";
 
 export { checkHumanInput, type FormProblem } from "../../../../backend/src/engine/nodes/human-form.js";
@@ -15,6 +16,8 @@ export {
 } from "../../../../backend/src/engine/runtime/events.js";
 export { RUN_TRIGGERS } from "../../../../backend/src/schemas/run-list.schema.js";
 
+/** What a fork would do (POST /api/runs/:id/fork/preview). */
+export type ForkPreview = z.infer<typeof forkPreviewView>;
 /** What running one node alone answers (POST /api/node-runs). */
 export type NodeRunResult = z.infer<typeof nodeRunView>;
 /** One run of the runs page (GET /api/runs). */

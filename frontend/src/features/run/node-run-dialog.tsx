@@ -48,12 +48,8 @@ function parseJson(text: string): { value: unknown } | null {
 }
 
 function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  const value = parseJson(text)?.value;
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 function NodeRunForm({

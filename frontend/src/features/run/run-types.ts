@@ -2,6 +2,7 @@
 // as the run panel reads it.
 export {
   type EventError,
+  type ForkPreview,
   type NodeRunResult,
   RUN_STATUSES,
   type RunEvent,
@@ -35,24 +36,6 @@ export interface RunStep {
   created_at: string | null;
   nodes: { node_id: string; status: "ok" | "error"; reused: boolean; iteration: string | null }[];
   state: Record<string, unknown> | null;
-}
-
-export interface ForkPreview {
-  run_id: string;
-  checkpoint_id: string;
-  superstep: number;
-  next: string[];
-  side_effects: {
-    node_id: string;
-    type: string;
-    action: "reuse" | "run_again" | "run";
-    parent_results: number;
-    /** Fields the node reads that the edit changes: its earlier result may no longer fit. */
-    reads_edited: string[];
-    /** The node's settings differ from those of the run forked. */
-    settings_changed: boolean;
-  }[];
-  state_changes: string[];
 }
 
 /** A run as GET /api/runs/:id answers (the fields the panel reads). */
