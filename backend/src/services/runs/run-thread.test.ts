@@ -217,6 +217,11 @@ describe("run threads", () => {
     if (!dying || !other) throw new Error("two run threads expected");
     expect(dying.executing()).toBe(1);
     const otherThreadId = other.threadId();
+    // Events reach the disk a moment after the engine emits them: the thread dies once the waiting
+    // node's start is written, so that what ran before it is in the log.
+    await expect
+      .poll(async () => (await events(run_id)).some((e) => e.type === "node_started" && e.node_id === "wait"))
+      .toBe(true);
 
     await dying.terminate();
     await studio.container.runs.idle();
