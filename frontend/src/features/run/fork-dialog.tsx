@@ -13,9 +13,9 @@ import {
   DialogHeader,
   DialogTitle,
 } from "@/components/ui/dialog";
-import { Label } from "@/components/ui/label";
 import { api } from "@/lib/api";
 import { errorMessage } from "@/lib/error-message";
+import { JsonField } from "./json-field";
 import { jsonText } from "./run-format";
 import type { ForkPreview, RunView } from "./run-types";
 
@@ -170,19 +170,14 @@ function ForkForm({
           />
           {t("run.fork.useCurrent")}
         </label>
-        <div className="grid gap-1">
-          <Label htmlFor="fork-state">{t("run.fork.state")}</Label>
-          <textarea
-            id="fork-state"
-            className="min-h-32 rounded-md border bg-background p-2 font-mono text-xs"
-            spellCheck={false}
-            value={text}
-            aria-invalid={edited === null ? true : undefined}
-            onChange={(event) => setText(event.target.value)}
-            data-testid="fork-state"
-          />
-          {edited === null && <p className="text-xs text-destructive">{t("run.input.notObject")}</p>}
-        </div>
+        <JsonField
+          id="fork-state"
+          label={t("run.fork.state")}
+          value={text}
+          onChange={setText}
+          problem={edited === null ? t("run.input.notObject") : null}
+          className="min-h-32"
+        />
         {preview.isError && (
           <p className="text-sm text-destructive" data-testid="fork-preview-error">
             {errorMessage(t, preview.error)}

@@ -11,6 +11,7 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { Label } from "@/components/ui/label";
 import { api } from "@/lib/api";
 import { errorMessage } from "@/lib/error-message";
+import { JsonField } from "./json-field";
 import { runErrorText } from "./run-error-text";
 import { formatDuration, jsonText } from "./run-format";
 import { useRunSteps } from "./run-queries";
@@ -113,38 +114,27 @@ function NodeRunForm({
           </select>
         </div>
         {source === "json" ? (
-          <div className="grid gap-1">
-            <Label htmlFor="node-run-state">{t("run.nodeRun.state")}</Label>
-            <textarea
-              id="node-run-state"
-              className="min-h-24 rounded-md border bg-background p-2 font-mono text-xs"
-              spellCheck={false}
-              value={text}
-              aria-invalid={edited === null ? true : undefined}
-              onChange={(event) => setText(event.target.value)}
-              data-testid="node-run-state"
-            />
-            {edited === null && <p className="text-xs text-destructive">{t("run.input.notObject")}</p>}
-          </div>
+          <JsonField
+            id="node-run-state"
+            label={t("run.nodeRun.state")}
+            value={text}
+            onChange={setText}
+            problem={edited === null ? t("run.input.notObject") : null}
+          />
         ) : (
           <ScrollBox className={PRE}>
             {jsonText(checkpoints.find((s) => String(s.superstep) === source)?.state ?? {})}
           </ScrollBox>
         )}
         {iteration && (
-          <div className="grid gap-1">
-            <Label htmlFor="node-run-item">{t("run.nodeRun.item", { index: iteration.index })}</Label>
-            <textarea
-              id="node-run-item"
-              className="min-h-16 rounded-md border bg-background p-2 font-mono text-xs"
-              spellCheck={false}
-              value={itemText}
-              aria-invalid={item === null ? true : undefined}
-              onChange={(event) => setItemText(event.target.value)}
-              data-testid="node-run-item"
-            />
-            {item === null && <p className="text-xs text-destructive">{t("run.nodeRun.itemInvalid")}</p>}
-          </div>
+          <JsonField
+            id="node-run-item"
+            label={t("run.nodeRun.item", { index: iteration.index })}
+            value={itemText}
+            onChange={setItemText}
+            problem={item === null ? t("run.nodeRun.itemInvalid") : null}
+            className="min-h-16"
+          />
         )}
         <div>
           <Button
