@@ -102,9 +102,7 @@ export class RunConnection {
       this.#ready = false;
       if (this.#closed) return;
       if (event.code === CLOSE_UNAUTHORIZED) {
-        this.#closed = true;
-        this.#options.onState("closed");
-        this.#options.onSessionEnded();
+        this.#endSession();
         return;
       }
       this.#options.onState("reconnecting");
@@ -149,9 +147,24 @@ export class RunConnection {
         this.#options.onEvent(message.event);
         return;
       case "error":
+        // The server refused the token this channel signed in with: the session is over (the
+        // server would let another token try, but this channel has no other one).
+        if (!this.#ready && message.error.code.startsWith("AUTH_")) {
+          this.#endSession();
+          return;
+        }
         this.#options.onError(message.error, message.run_id);
         return;
     }
+  }
+
+  #endSession(): void {
+    this.#closed = true;
+    const socket = this.#socket;
+    this.#socket = null;
+    socket?.close(1000, "signed out");
+    this.#options.onState("closed");
+    this.#options.onSessionEnded();
   }
 }
 
