@@ -236,8 +236,16 @@ describe("runs: hooks, lifecycle and events", () => {
     // Its call is held: the run is running when it is cancelled.
     await arrived;
     expect((await getRun(runId)).status).toBe("running");
+    // A live follower (here the event stream; the editor's socket alike) sees the run end as it
+    // happens: its stream ends with the cancellation.
+    const streaming = studio.app.inject({ method: "GET", url: `/api/runs/${runId}/stream`, headers: owner.auth });
+    await expect.poll(() => studio.container.bus.has(runId)).toBe(true);
     const cancel = () => studio.app.inject({ method: "POST", url: `/api/runs/${runId}/cancel`, headers: owner.auth });
     expect((await cancel()).statusCode).toBe(200);
+    const live = (await streaming).body;
+    expect([...live.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([1, 2, 3]);
+    expect(live).toContain("event: run_finished");
+    expect(live).toContain('"status":"cancelled"');
     await settle();
     const run = await getRun(runId);
     expect(run.status).toBe("cancelled");

@@ -394,10 +394,7 @@ export class RunService {
     const run = await this.#owned(actor, id);
     const error = JSON.stringify({ code: "RUN_CANCELLED", message: new AppError("RUN_CANCELLED").message });
     // The status and its run_finished event in one transaction: both are kept or neither.
-    const moved = await this.#runs.transition(id, ["queued", "running", "waiting", "paused"], "cancelled", {
-      error,
-      event: finishedEvent("cancelled", error, new Date()),
-    });
+    const moved = await this.#end(id, ["queued", "running", "waiting", "paused"], "cancelled", error, new Date());
     if (!moved) throw new AppError("RUN_NOT_ACTIVE", { status: run.status });
     this.#executor.abort(id);
     this.#callbacks.kick();
@@ -407,10 +404,7 @@ export class RunService {
   /** Ends a wait that outlived its timeout (called on resume and by the sweeper). */
   async expire(id: string): Promise<boolean> {
     const error = JSON.stringify({ code: "HUMAN_WAIT_EXPIRED", message: new AppError("HUMAN_WAIT_EXPIRED").message });
-    const moved = await this.#runs.transition(id, ["waiting"], "expired", {
-      error,
-      event: finishedEvent("expired", error, new Date()),
-    });
+    const moved = await this.#end(id, ["waiting"], "expired", error, new Date());
     if (moved) this.#callbacks.kick();
     return Boolean(moved);
   }
@@ -452,11 +446,30 @@ export class RunService {
 
   async #timeOut(id: string, now: Date): Promise<boolean> {
     const error = JSON.stringify({ code: "RUN_TIMEOUT", message: new AppError("RUN_TIMEOUT").message });
-    const event = finishedEvent("timeout", error, now);
-    if (!(await this.#runs.transition(id, ["running"], "timeout", { error, event }))) return false;
+    if (!(await this.#end(id, ["running"], "timeout", error, now))) return false;
     this.#executor.abort(id);
     this.#callbacks.kick();
     return true;
+  }
+
+  /**
+   * Ends a run from outside its worker (cancel, an expired wait, a timeout): the status and its
+   * run_finished event in one transaction, then the event goes to live listeners, which would
+   * otherwise see it only on their next read.
+   */
+  async #end(id: string, from: string[], to: string, error: string, at: Date): Promise<RunRow | undefined> {
+    const event = finishedEvent(to, error, at);
+    const moved = await this.#runs.transition(id, from, to, { error, event });
+    if (moved) {
+      this.#bus.publish({
+        run_id: id,
+        seq: moved.next_seq - 1,
+        ts: event.ts,
+        type: "run_finished",
+        data: JSON.parse(event.data) as Record<string, unknown>,
+      });
+    }
+    return moved;
   }
 
   /**
