@@ -52,7 +52,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-function launch(binary: string, port: number, dir: string, log: (text: string) => void) {
+function launch(binary: string, port: number, dir: string, log: (text: string) => void, extra: string[]) {
   const child = spawn(
     binary,
     [
@@ -72,6 +72,7 @@ function launch(binary: string, port: number, dir: string, log: (text: string) =
       "no",
       "--protected-mode",
       "yes",
+      ...extra,
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -111,7 +112,9 @@ function launch(binary: string, port: number, dir: string, log: (text: string) =
   return { child, exited, ready };
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `extraArgs`: more settings on the command line (e.g. `["--rename-command", "CONFIG", ""]`). */
+export async function startRedisServer(options: { extraArgs?: string[] } = {}): Promise<RedisServer> {
+  const extra = options.extraArgs ?? [];
   const binary = findBinary();
   const dir = mkdtempSync(join(tmpdir(), "superstep-redis-"));
   const port = await freePort();
@@ -119,7 +122,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   const log = (text: string) => {
     output += text;
   };
-  let current = launch(binary, port, dir, log);
+  let current = launch(binary, port, dir, log, extra);
   try {
     await current.ready;
   } catch (error) {
@@ -138,7 +141,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     kill,
     restart: async () => {
       await kill();
-      current = launch(binary, port, dir, log);
+      current = launch(binary, port, dir, log, extra);
       await current.ready;
     },
     stop: async () => {
