@@ -143,6 +143,34 @@ describe("RedisRunQueue", () => {
     expect(seen).toEqual([["bad", "boom"]]);
   });
 
+  it("refuses at once while Redis is away after it answered, and queues again once it is back", async () => {
+    const q = queue();
+    await q.enqueue("run-a", "alice", 0);
+    await server.kill();
+    await expect
+      .poll(async () =>
+        q.enqueue("run-b", "bob", 0).then(
+          () => "queued",
+          (e: Error) => e.message,
+        ),
+      )
+      .toBe("Redis does not answer (the connection is being re-established)");
+    await server.restart();
+    await expect
+      .poll(async () =>
+        q.enqueue("run-c", "carol", 0).then(
+          () => "queued",
+          (e: Error) => e.message,
+        ),
+      )
+      .toBe("queued");
+    // The append-only file kept the job queued before the restart.
+    expect(await q.waiting()).toBe(2);
+    // What the queue reported meanwhile was Redis going away, nothing else.
+    for (const error of failures.splice(0))
+      expect(String(error)).toMatch(/ECONNREFUSED|Connection is closed|ECONNRESET/);
+  });
+
   it("refuses to queue, after a bounded wait, while Redis does not answer (the run stays queued in the database)", async () => {
     const refused: unknown[] = [];
     // Nothing listens on port 1 of loopback.

@@ -16,8 +16,8 @@ import type { JobFailureHandler, JobHandler, RunQueue } from "./run-queue.js";
 export const RUN_QUEUE_NAME = "superstep-runs";
 // How long a job over its user's share waits before it is tried again.
 const SHARE_RETRY_MS = 1000;
-// How long a job being queued waits for Redis's connection (at start, or while it reconnects)
-// before it gives up and leaves the run queued in the database.
+// How long a job being queued waits for Redis's first connection (at start) before it gives up
+// and leaves the run queued in the database; once connected, a lost connection is refused at once.
 const CONNECT_WAIT_MS = 5000;
 // How long closing waits for BullMQ to close its connections; past it the process goes on
 // closing the rest (BullMQ may wait for a Redis that is away).
@@ -66,9 +66,17 @@ export class RedisRunQueue implements RunQueue {
   #idle: (() => void)[] = [];
   #stopped = false;
 
+  /** Whether the connection has answered once: after that, Redis away is refused at once. */
+  #connectedOnce = false;
+
   constructor(bullmq: BullMQ, settings: RedisQueueSettings) {
     this.#bullmq = bullmq;
     this.#settings = settings;
+    if (settings.connection.status === "ready") this.#connectedOnce = true;
+    else
+      settings.connection.once("ready", () => {
+        this.#connectedOnce = true;
+      });
   }
 
   start(handler: JobHandler): void {
@@ -172,7 +180,11 @@ export class RedisRunQueue implements RunQueue {
    */
   async #connected(): Promise<Queue<RunJobData>> {
     const client = this.#settings.connection;
-    if (client.status !== "ready") await this.#untilReady(client);
+    if (client.status !== "ready") {
+      // Lost after it answered: refused at once, so that triggers do not each wait for it.
+      if (this.#connectedOnce) throw new Error("Redis does not answer (the connection is being re-established)");
+      await this.#untilReady(client);
+    }
     if (!this.#queue) {
       this.#queue = new this.#bullmq.Queue<RunJobData>(RUN_QUEUE_NAME, { connection: client });
       this.#queue.on("error", (error: Error) => this.#settings.onError("run queue: Redis connection trouble", error));

@@ -146,7 +146,8 @@ export class RunService {
     this.#sweeper.unref();
     this.#callbacks.start();
     const takeable = await this.#runs.findTakeable(new Date().toISOString());
-    for (const run of takeable) await this.queueTurn(run);
+    // A queue that refuses one (Redis away) would refuse the rest: the sweeper tries again.
+    for (const run of takeable) if (!(await this.queueTurn(run))) break;
     return takeable.length;
   }
 
@@ -490,7 +491,8 @@ export class RunService {
       limit: SWEEP_REQUEUE_LIMIT,
     });
     for (const run of takeable) {
-      if (await this.queueTurn(run)) swept++;
+      if (!(await this.queueTurn(run))) break;
+      swept++;
     }
     this.#monitor.swept(now);
     return swept;
