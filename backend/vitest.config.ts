@@ -16,6 +16,8 @@ export default defineConfig({
         test: {
           name: "sqlite",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          // API and worker processes share one database: PostgreSQL only.
+          exclude: ["test/redis-worker.test.ts"],
           provide: { dbKind: "sqlite" },
         },
       },
@@ -31,6 +33,7 @@ export default defineConfig({
             "test/crash-kill-points.test.ts",
             "test/run-lease.test.ts",
             "test/callback-outbox.test.ts",
+            "test/redis-worker.test.ts",
           ],
           globalSetup: ["test/postgres.global-setup.ts"],
           provide: { dbKind: "postgres" },

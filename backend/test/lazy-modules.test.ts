@@ -1,5 +1,5 @@
 // The studio starts without its heavy packages (LangGraph, the LLM SDKs, mail, the code sandbox,
-// the API reference, the HTTP client, the PostgreSQL driver) and loads each on first use. The
+// the API reference, the HTTP client, the PostgreSQL driver, the Redis queue) and loads each on first use. The
 // real server runs with a preload that records every module it loads.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +30,9 @@ const HEAVY = [
   "yaml",
   "undici",
   "pg",
+  // The Redis mode's queue and bus: only with REDIS_URL.
+  "bullmq",
+  "ioredis",
 ];
 
 function packageOf(url: string): string | null {

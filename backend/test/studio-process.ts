@@ -80,7 +80,23 @@ export function runSuperstep(args: string[], extra: Record<string, string>) {
 
 /** Starts `superstep start` and resolves once it logs the address it listens on. */
 export function startStudioProcess(extra: Record<string, string>): Promise<StudioProcess> {
-  const child = spawn(process.execPath, [SUPERSTEP_BIN, "start"], { env: processEnv({ STUDIO_PORT: "0", ...extra }) });
+  return startProcess("start", { STUDIO_PORT: "0", ...extra }, /running on (http:\/\/localhost:\d+)/);
+}
+
+/**
+ * Starts `superstep worker` and resolves once it logs its liveness address; `url` is that address
+ * (its `/health` answers there).
+ */
+export function startWorkerProcess(extra: Record<string, string>): Promise<StudioProcess> {
+  return startProcess(
+    "worker",
+    { STUDIO_WORKER_HEALTH_PORT: "0", ...extra },
+    /liveness on (http:\/\/[\d.]+:\d+)\/health/,
+  );
+}
+
+function startProcess(command: string, env: Record<string, string>, ready: RegExp): Promise<StudioProcess> {
+  const child = spawn(process.execPath, [SUPERSTEP_BIN, command], { env: processEnv(env) });
   const exited = track(child);
   let output = "";
   const watchers = new Set<() => void>();
@@ -123,12 +139,12 @@ export function startStudioProcess(extra: Record<string, string>): Promise<Studi
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`the studio did not start within ${START_TIMEOUT_MS / 1000} s:\n${output}`));
+      reject(new Error(`superstep ${command} did not start within ${START_TIMEOUT_MS / 1000} s:\n${output}`));
     }, START_TIMEOUT_MS);
-    untilOutput("it listened", (text) => /running on http:\/\/localhost:\d+/.test(text)).then(
+    untilOutput("it listened", (text) => ready.test(text)).then(
       (text) => {
         clearTimeout(timer);
-        resolve(studio(/running on (http:\/\/localhost:\d+)/.exec(text)?.[1] as string));
+        resolve(studio(ready.exec(text)?.[1] as string));
       },
       (error: unknown) => {
         clearTimeout(timer);

@@ -32,10 +32,11 @@ import { NodeRunService } from "../services/runs/node-run.service.js";
 import { NodeStatsService } from "../services/runs/node-stats.service.js";
 import { RunService } from "../services/runs/run.service.js";
 import { RunAdmission } from "../services/runs/run-admission.js";
-import { RunBus } from "../services/runs/run-bus.js";
+import { MemoryRunBus, type RunBus } from "../services/runs/run-bus.js";
 import { RunCompareService } from "../services/runs/run-compare.service.js";
 import { wireRunExecutor, wireWorkflowAccess } from "../services/runs/run-execution.wiring.js";
 import { RunForkService } from "../services/runs/run-fork.service.js";
+import type { RunQueue } from "../services/runs/run-queue.js";
 import { RunThread } from "../services/runs/run-thread.js";
 import { RunThreadPool } from "../services/runs/run-thread-pool.js";
 import type { RunWorker } from "../services/runs/run-worker.js";
@@ -62,6 +63,8 @@ export interface Container {
   runCompare: RunCompareService;
   schedules: ScheduleService;
   bus: RunBus;
+  /** Where runs are queued: in this process, or BullMQ on Redis (REDIS_URL). */
+  queue: RunQueue;
   /** Where queued runs execute (run threads, or this thread). */
   runWorker: RunWorker;
   callbacks: CallbackDeliverer;
@@ -97,11 +100,6 @@ export async function buildContainer(
       "JWT_SECRET is not set: using a secret kept in the data dir; set it when several servers share the database",
     );
   }
-  if (config.redisUrl) {
-    logger.warn(
-      "REDIS_URL is set, but this version runs every run in its embedded queue; the Redis queue is not built yet",
-    );
-  }
   if (!config.encryptionKey && database.kind === "postgres") {
     logger.warn(
       "STUDIO_ENCRYPTION_KEY is not set: credentials are encrypted with a key kept in the data dir; set it when several servers share the database",
@@ -122,8 +120,8 @@ export async function buildContainer(
     runWork.db === database.db
       ? runRepository
       : new RunRepository(runWork.db, { settled: () => database.settled(), writes: runWork.writes });
-  const bus = new RunBus();
   const background = new BackgroundMonitor(logger);
+  const { queue, bus, redisPing } = await openQueueAndBus(config, logger, background);
   // Names this process in the leases and claims it takes.
   const processId = randomUUID();
   const base = config.callbackRetryBaseMs;
@@ -137,11 +135,6 @@ export async function buildContainer(
     logger,
     monitor: background,
     owner: processId,
-  });
-  const queue = new EmbeddedQueue({
-    concurrency: config.workerConcurrency,
-    perUser: config.userMaxRuns,
-    onFailure: (runId, error) => background.failed("queue", "queued run failed", error, { runId }),
   });
   // Where queued runs execute: threads of their own, or (the CLI's one run, tests that reach into
   // the process) this thread.
@@ -180,6 +173,7 @@ export async function buildContainer(
     workflows: workflowRepository,
     workflowService: workflows,
     queue,
+    executesRuns: config.runJobs,
     admission,
     executor,
     engine: config.engine,
@@ -207,7 +201,7 @@ export async function buildContainer(
     workflowService: workflows,
     engine: config.engine,
     admission,
-    queue,
+    queueTurn: (run) => runs.queueTurn(run),
   });
   const runStats = new RunStatsRepository(database.db);
   const schedules = new ScheduleService({
@@ -233,6 +227,7 @@ export async function buildContainer(
     runCompare: new RunCompareService({ runs: runRepository, stats: runStats }),
     schedules,
     bus,
+    queue,
     runWorker: executor,
     callbacks,
     background,
@@ -241,6 +236,8 @@ export async function buildContainer(
       dbKind: database.kind,
       version: PRODUCT_VERSION,
       ping: () => pingDatabase(database.db),
+      redisPing,
+      executesRuns: config.runJobs,
       background: () => background.view(),
     }),
     close: async () => {
@@ -254,7 +251,52 @@ export async function buildContainer(
       ]);
       // The run threads, their connections and the sandbox children kept ready for Code nodes.
       await executor.close();
+      await queue.close();
+      await bus.close();
       await database.close();
     },
   };
+}
+
+/**
+ * The queue and the run bus: in this process, or (REDIS_URL) BullMQ and pub/sub on Redis, loaded
+ * only then. Redis that does not answer at start is logged, not fatal: runs wait, queued in the
+ * database, and the sweeper hands them to the queue once it answers (/api/health says so meanwhile).
+ */
+async function openQueueAndBus(
+  config: Config,
+  logger: Logger,
+  background: BackgroundMonitor,
+): Promise<{ queue: RunQueue; bus: RunBus; redisPing: (() => Promise<void>) | null }> {
+  if (!config.redisUrl) {
+    return {
+      queue: new EmbeddedQueue({
+        concurrency: config.workerConcurrency,
+        perUser: config.userMaxRuns,
+        onFailure: (runId, error) => background.failed("queue", "queued run failed", error, { runId }),
+      }),
+      bus: new MemoryRunBus(),
+      redisPing: null,
+    };
+  }
+  const { openRedisMode, shownRedisUrl } = await import("../services/runs/redis-mode.js");
+  const redis = await openRedisMode({
+    url: config.redisUrl,
+    concurrency: config.workerConcurrency,
+    perUser: config.userMaxRuns,
+    // BullMQ's hold on a job is as long as the run's lease: a job whose worker died goes back to
+    // the queue about when its run's lease has expired and another worker may take the run.
+    lockMs: config.runLeaseTtlMs,
+    logger,
+    monitor: background,
+  });
+  const warnings = await redis.check();
+  for (const warning of warnings) logger.warn({ redis: shownRedisUrl(config.redisUrl) }, warning);
+  logger.info(
+    { redis: shownRedisUrl(config.redisUrl), runsJobs: config.runJobs },
+    config.runJobs
+      ? "queue on Redis: this process executes queued runs"
+      : "queue on Redis: this process queues runs; worker processes (superstep worker) execute them",
+  );
+  return { queue: redis.queue, bus: redis.bus, redisPing: redis.ping };
 }

@@ -1,4 +1,6 @@
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { freePort, type RedisServer, startRedisServer } from "../../test/redis-server.js";
 import { startTestStudio, type TestStudio } from "../../test/test-studio.js";
 
 describe("health and API docs", () => {
@@ -17,6 +19,8 @@ describe("health and API docs", () => {
         version: "0.1.0",
         db: inject("dbKind"),
         queue: "memory",
+        redis: null,
+        executes_runs: true,
         import_enabled: false,
         background: { failures: 0, last_failure_at: null, last_failure_task: null, last_sweep_at: null },
       },
@@ -35,12 +39,81 @@ describe("health and API docs", () => {
     expect(replaced.headers["x-request-id"]).not.toBe("bad id\twith spaces");
   });
 
-  it("reports import_enabled from configuration, and the queue that really runs (REDIS_URL is not used yet)", async () => {
-    const other = await startTestStudio({ STUDIO_ENABLE_IMPORT: "1", REDIS_URL: "redis://127.0.0.1:6379" });
+  it("reports import_enabled from configuration", async () => {
+    const other = await startTestStudio({ STUDIO_ENABLE_IMPORT: "1" });
     try {
       const { data } = (await other.app.inject({ method: "GET", url: "/api/health" })).json();
       expect(data.import_enabled).toBe(true);
-      expect(data.queue).toBe("memory");
+    } finally {
+      await other.close();
+    }
+  });
+
+  describe("with REDIS_URL", () => {
+    let redis: RedisServer;
+    beforeAll(async () => {
+      redis = await startRedisServer();
+    });
+    afterAll(() => redis.stop());
+
+    it("reports the Redis queue, that Redis answers, and that this API process leaves runs to workers", async () => {
+      const other = await startTestStudio({ REDIS_URL: redis.url });
+      try {
+        const response = await other.app.inject({ method: "GET", url: "/api/health" });
+        expect(response.statusCode).toBe(200);
+        expect(response.json().data).toMatchObject({
+          status: "ok",
+          db: inject("dbKind"),
+          queue: "redis",
+          redis: "ok",
+          executes_runs: false,
+        });
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("says when Redis stops answering, and that it answers again", async () => {
+      const other = await startTestStudio({ REDIS_URL: redis.url, STUDIO_RUN_JOBS: "1" });
+      try {
+        await redis.kill();
+        const down = await other.app.inject({ method: "GET", url: "/api/health" });
+        expect(down.statusCode).toBe(200);
+        expect(down.json().data).toMatchObject({
+          status: "degraded",
+          queue: "redis",
+          redis: "unavailable",
+          executes_runs: true,
+        });
+        await redis.restart();
+        await expect
+          .poll(async () => (await other.app.inject({ method: "GET", url: "/api/health" })).json().data.redis)
+          .toBe("ok");
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  it("starts with a Redis that does not answer: a clear log line, and health says so (no crash)", async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const logTo = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const other = await startTestStudio(
+      { REDIS_URL: `redis://:hidden-password@127.0.0.1:${port}`, STUDIO_LOG_LEVEL: "warn" },
+      { logTo },
+    );
+    try {
+      const { data } = (await other.app.inject({ method: "GET", url: "/api/health" })).json();
+      expect(data).toMatchObject({ status: "degraded", queue: "redis", redis: "unavailable" });
+      const log = lines.join("");
+      expect(log).toContain(`Redis does not answer at redis://127.0.0.1:${port}`);
+      expect(log).not.toContain("hidden-password");
     } finally {
       await other.close();
     }

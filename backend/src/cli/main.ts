@@ -1,7 +1,7 @@
 // The `superstep` command. Each command's module is loaded only when it runs (inside the error
 // handling, so even a failure to load one exits with a code from the table in exit-codes.ts).
 import { AppError } from "../core/errors.js";
-import { EXIT, EXIT_SUMMARY, exitForError } from "./exit-codes.js";
+import { CommandError, EXIT, EXIT_SUMMARY, exitForError } from "./exit-codes.js";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -9,6 +9,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   start: {
     summary: "migrate the database, then serve the UI and API",
     load: async () => (await import("./start.command.js")).startCommand,
+  },
+  worker: {
+    summary: "execute the runs queued on Redis (REDIS_URL), with a liveness answer on STUDIO_WORKER_HEALTH_PORT",
+    load: async () => (await import("./worker.command.js")).workerCommand,
   },
   migrate: {
     summary: "apply database migrations and exit",
@@ -62,7 +66,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const code = exitForError(error);
     // Expected failures are one line; anything else keeps its stack for a bug report.
-    if (code !== EXIT.FAILED || error instanceof AppError) console.error(`superstep: ${(error as Error).message}`);
+    if (code !== EXIT.FAILED || error instanceof AppError || error instanceof CommandError)
+      console.error(`superstep: ${(error as Error).message}`);
     else console.error("superstep:", error instanceof Error ? (error.stack ?? error.message) : error);
     return code;
   }

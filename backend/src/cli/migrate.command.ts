@@ -1,6 +1,6 @@
 import { loadConfig } from "../core/config.js";
-import { migrateToLatest, openDatabase } from "../repositories/database.js";
-import { EXIT } from "./exit-codes.js";
+import { migrateToLatest, openDatabase, SchemaNewerError } from "../repositories/database.js";
+import { CommandError, EXIT } from "./exit-codes.js";
 
 export async function migrateCommand(): Promise<number> {
   const config = loadConfig();
@@ -13,6 +13,9 @@ export async function migrateCommand(): Promise<number> {
         : `Database is up to date (${database.kind}).`,
     );
     return EXIT.OK;
+  } catch (error) {
+    if (error instanceof SchemaNewerError) throw new CommandError(EXIT.FAILED, error.message);
+    throw error;
   } finally {
     await database.close();
   }

@@ -131,8 +131,12 @@ export class RecordedDriver implements RunDriver {
   ): Promise<{ driver: RecordedDriver } | { notRecordedBecause: string }> {
     const file = join(config.dataDir, SQLITE_FILE);
     if (!config.databaseUrl && !existsSync(file)) return { notRecordedBecause: NOT_RECORDED.noDatabase(file) };
-    // Its one run executes right here (executeNow), not on a run thread.
-    const container = await buildContainer({ ...config, runThreads: 0 }, createLogger("silent"));
+    // Its one run executes right here (executeNow), not on a run thread, and its events come back
+    // on the in-memory bus: no Redis queue or bus, whatever REDIS_URL says.
+    const container = await buildContainer(
+      { ...config, runThreads: 0, redisUrl: null, runJobs: true },
+      createLogger("silent"),
+    );
     const owner = await container.auth.ownerActor();
     if (!owner) {
       await container.close();

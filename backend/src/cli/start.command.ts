@@ -1,7 +1,7 @@
 import { buildApp } from "../api/app.js";
-import { buildContainer } from "../api/deps.js";
 import { loadConfig } from "../core/config.js";
 import { createLogger } from "../core/logging.js";
+import { containerFor } from "./container-for.js";
 import { EXIT } from "./exit-codes.js";
 import { applyHeapGrowth } from "./heap-growth.js";
 
@@ -9,7 +9,7 @@ export async function startCommand(): Promise<number> {
   const config = loadConfig();
   applyHeapGrowth(config.heapGrowthPercent);
   const logger = createLogger(config.logLevel, config.logFormat);
-  const container = await buildContainer(config, logger);
+  const container = await containerFor(config, logger);
   const app = await buildApp(container);
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -13,6 +13,8 @@ describe("configuration", () => {
       dataDir: join(homedir(), ".superstep"),
       databaseUrl: null,
       redisUrl: null,
+      runJobs: true,
+      workerHealthPort: 8081,
       jwtSecret: null,
       jwtTtlSeconds: 604800,
       allowSignup: false,
@@ -44,6 +46,8 @@ describe("configuration", () => {
       STUDIO_DATA_DIR: "~/studio-data",
       DATABASE_URL: "postgres://u:p@127.0.0.1:5432/db",
       REDIS_URL: "redis://127.0.0.1:6379",
+      STUDIO_RUN_JOBS: "1",
+      STUDIO_WORKER_HEALTH_PORT: "9100",
       JWT_SECRET: "s".repeat(40),
       STUDIO_JWT_TTL_SECONDS: "3600",
       STUDIO_ALLOW_SIGNUP: "true",
@@ -75,6 +79,8 @@ describe("configuration", () => {
       dataDir: join(homedir(), "studio-data"),
       databaseUrl: "postgres://u:p@127.0.0.1:5432/db",
       redisUrl: "redis://127.0.0.1:6379",
+      runJobs: true,
+      workerHealthPort: 9100,
       jwtSecret: "s".repeat(40),
       jwtTtlSeconds: 3600,
       allowSignup: true,
@@ -101,6 +107,33 @@ describe("configuration", () => {
       heapGrowthPercent: 50,
       engine: expect.any(Object),
     });
+  });
+
+  it("with REDIS_URL, leaves queued runs to worker processes unless STUDIO_RUN_JOBS says otherwise", () => {
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" }).runJobs).toBe(false);
+    expect(loadConfig({ REDIS_URL: "rediss://u:p@redis.internal:6380/2", STUDIO_RUN_JOBS: "yes" }).runJobs).toBe(true);
+    expect(loadConfig({ STUDIO_RUN_JOBS: "1" }).runJobs).toBe(true);
+  });
+
+  it("refuses a REDIS_URL that is not a redis URL, without echoing it, and STUDIO_RUN_JOBS=0 without Redis", () => {
+    for (const [env, name] of [
+      [{ REDIS_URL: "http://u:secret@127.0.0.1:6379" }, "REDIS_URL"],
+      [{ REDIS_URL: "redis://[bad" }, "REDIS_URL"],
+      [{ STUDIO_RUN_JOBS: "0" }, "STUDIO_RUN_JOBS"],
+      [{ REDIS_URL: "redis://127.0.0.1:6379", STUDIO_RUN_JOBS: "maybe" }, "STUDIO_RUN_JOBS"],
+      [{ STUDIO_WORKER_HEALTH_PORT: "70000" }, "STUDIO_WORKER_HEALTH_PORT"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        loadConfig(env);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(AppError);
+      expect((caught as AppError).code).toBe("CONFIG_INVALID");
+      expect(JSON.stringify((caught as AppError).details)).toContain(name);
+      expect(JSON.stringify((caught as AppError).details)).not.toContain("secret");
+    }
   });
 
   it("reads the engine settings, in seconds and megabytes where documented", () => {

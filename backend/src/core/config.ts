@@ -15,7 +15,15 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Redis for the queue and run bus of several processes (REDIS_URL); null: the embedded queue and bus. */
   redisUrl: string | null;
+  /**
+   * Whether this process executes queued runs (STUDIO_RUN_JOBS): always without Redis; with Redis,
+   * only when set (API processes queue, `superstep worker` processes execute).
+   */
+  runJobs: boolean;
+  /** Where `superstep worker` answers its liveness check (STUDIO_WORKER_HEALTH_PORT; 0: any free port). */
+  workerHealthPort: number;
   jwtSecret: string | null;
   jwtTtlSeconds: number;
   allowSignup: boolean;
@@ -250,8 +258,18 @@ function engineConfig(env: Env): EngineConfig {
   };
 }
 
+/** STUDIO_RUN_JOBS: on by default only without Redis; off needs Redis (someone else must run the jobs). */
+function runJobs(env: Env, redisUrl: string | null): boolean {
+  if (text(env, "STUDIO_RUN_JOBS") === null) return redisUrl === null;
+  const value = flag(env, "STUDIO_RUN_JOBS");
+  if (!value && redisUrl === null)
+    throw invalid("STUDIO_RUN_JOBS", "0", "1 without REDIS_URL (only worker processes on Redis can run the jobs then)");
+  return value;
+}
+
 export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.stdout.isTTY)): Config {
   const jwtSecret = text(env, "JWT_SECRET");
+  const redisUrl = url(env, "REDIS_URL", /^rediss?:\/\//, true);
   if (jwtSecret !== null && jwtSecret.length < 32) {
     throw invalid("JWT_SECRET", "(hidden)", "at least 32 characters");
   }
@@ -260,7 +278,9 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     host: text(env, "STUDIO_HOST") ?? "127.0.0.1",
     dataDir: directory(env, "STUDIO_DATA_DIR", resolve(homedir(), ".superstep")),
     databaseUrl: databaseUrl(env),
-    redisUrl: text(env, "REDIS_URL"),
+    redisUrl,
+    runJobs: runJobs(env, redisUrl),
+    workerHealthPort: integer(env, "STUDIO_WORKER_HEALTH_PORT", 8081, 0, 65535),
     jwtSecret,
     jwtTtlSeconds: integer(env, "STUDIO_JWT_TTL_SECONDS", 7 * 24 * 3600, 60, 365 * 24 * 3600),
     allowSignup: flag(env, "STUDIO_ALLOW_SIGNUP"),

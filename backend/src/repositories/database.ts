@@ -145,7 +145,38 @@ export interface MigrationReport {
   applied: string[];
 }
 
+/**
+ * The database was migrated by a newer version of the product (it holds migrations this one does
+ * not know): this version must not run against it, since it would read and write a schema it was
+ * not written for.
+ */
+export class SchemaNewerError extends Error {
+  readonly unknownMigrations: string[];
+
+  constructor(unknownMigrations: string[]) {
+    super(
+      `the database was migrated by a newer version of Superstep (migrations this version does not know: ${unknownMigrations.join(", ")}); run the newer version, or upgrade this one`,
+    );
+    this.name = "SchemaNewerError";
+    this.unknownMigrations = unknownMigrations;
+  }
+}
+
+/** Throws SchemaNewerError when the database holds migrations this version does not know. */
+export async function assertSchemaKnown(db: Kysely<Schema>): Promise<void> {
+  let applied: { name: string }[];
+  try {
+    applied = (await sql<{ name: string }>`select name from schema_migrations`.execute(db)).rows;
+  } catch {
+    // No migrations table yet (a new database), or no answer: migrating reports the latter.
+    return;
+  }
+  const unknown = applied.map((row) => row.name).filter((name) => !(name in MIGRATIONS));
+  if (unknown.length > 0) throw new SchemaNewerError(unknown);
+}
+
 export async function migrateToLatest(db: Kysely<Schema>, kind: DatabaseKind = "sqlite"): Promise<MigrationReport> {
+  await assertSchemaKnown(db);
   if (kind !== "postgres") return migrate(db);
   // A server starting while another one migrates waits for it however long that takes: the
   // migration lock is exempt from lock_timeout (restored before the connection goes back).

@@ -548,7 +548,7 @@ export class RunRepository {
     const { queuedBefore, limit = 10_000 } = options;
     return this.#db
       .selectFrom("runs")
-      .select(["id", "owner_id"])
+      .select(["id", "owner_id", "lease_gen"])
       .where((eb) =>
         eb.or([
           queuedBefore === undefined

@@ -1,9 +1,9 @@
-// Work nobody waits for (the run queue, the sweeper, schedules, callback deliveries) must not fail
+// Work nobody waits for (the run queue, the run bus, the sweeper, schedules, callback deliveries) must not fail
 // silently: every failure is logged with what it concerned and counted here, and /api/health
 // shows the count and the last one.
 import type { Logger } from "../core/logging.js";
 
-export type BackgroundTask = "run" | "queue" | "sweeper" | "schedules" | "callbacks";
+export type BackgroundTask = "run" | "queue" | "bus" | "sweeper" | "schedules" | "callbacks";
 
 export interface BackgroundView {
   failures: number;

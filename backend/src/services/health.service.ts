@@ -5,8 +5,9 @@ import type { HealthView } from "../schemas/health.schema.js";
 import type { BackgroundView } from "./background-monitor.js";
 
 export class HealthService {
-  readonly #view: Omit<HealthView, "background">;
+  readonly #view: Omit<HealthView, "status" | "redis" | "background">;
   readonly #ping: () => Promise<void>;
+  readonly #redisPing: (() => Promise<void>) | null;
   readonly #background: () => BackgroundView;
 
   constructor(deps: {
@@ -14,27 +15,47 @@ export class HealthService {
     dbKind: DatabaseKind;
     version: string;
     ping: () => Promise<void>;
+    /** Redis's PING, in the Redis mode; null in the embedded one. */
+    redisPing?: (() => Promise<void>) | null;
+    /** Whether this process executes queued runs. */
+    executesRuns?: boolean;
     background: () => BackgroundView;
   }) {
     this.#ping = deps.ping;
+    this.#redisPing = deps.redisPing ?? null;
     this.#background = deps.background;
     this.#view = {
-      status: "ok",
       version: deps.version,
       db: deps.dbKind,
-      // The Redis queue is not built yet: every run goes through the embedded queue.
-      queue: "memory",
+      queue: this.#redisPing ? "redis" : "memory",
+      executes_runs: deps.executesRuns ?? true,
       import_enabled: deps.config.enableImport,
     };
   }
 
-  /** Answers only when the database answers, so a load balancer can trust it. */
+  /**
+   * Answers only when the database answers, so a load balancer can trust it. Redis away is
+   * `degraded`, not an error: requests are served and runs wait, queued in the database, until it
+   * answers again.
+   */
   async health(): Promise<HealthView> {
+    const redis = this.#redisPing
+      ? this.#redisPing().then(
+          () => "ok" as const,
+          () => "unavailable" as const,
+        )
+      : Promise.resolve(null);
     try {
       await this.#ping();
     } catch {
       throw new AppError("DATABASE_UNAVAILABLE", { db: this.#view.db });
     }
-    return { ...this.#view, background: this.#background() };
+    const redisState = await redis;
+    return {
+      status: redisState === "unavailable" ? "degraded" : "ok",
+      ...this.#view,
+      redis: redisState,
+      background: this.#background(),
+    };
   }
 }

@@ -3,9 +3,9 @@
 // next run comes from the user served least recently among those under their share (round-robin),
 // so one user's backlog never holds back another user's runs. A run id queued twice is handled
 // once at a time; the lease decides who really runs it.
-export type JobHandler = (runId: string) => Promise<void>;
-/** Told of a job that failed (threw): the queue itself never drops an error. */
-export type JobFailureHandler = (runId: string, error: unknown) => void;
+import type { JobFailureHandler, JobHandler, RunQueue } from "./run-queue.js";
+
+export type { JobFailureHandler, JobHandler } from "./run-queue.js";
 
 interface OwnerQueue {
   pending: string[];
@@ -14,7 +14,8 @@ interface OwnerQueue {
   lastServed: number;
 }
 
-export class EmbeddedQueue {
+export class EmbeddedQueue implements RunQueue {
+  readonly kind = "memory";
   readonly #owners = new Map<string, OwnerQueue>();
   /** Running run id → its owner. */
   readonly #active = new Map<string, string>();
@@ -37,8 +38,9 @@ export class EmbeddedQueue {
     this.#pump();
   }
 
-  enqueue(runId: string, ownerId: string): void {
-    if (this.#stopped) return;
+  /** Queued at once (the returned promise is for the RunQueue port); `turn` is not needed here. */
+  enqueue(runId: string, ownerId: string, _turn?: number): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
     let owner = this.#owners.get(ownerId);
     if (!owner) {
       owner = { pending: [], active: 0, lastServed: 0 };
@@ -46,6 +48,7 @@ export class EmbeddedQueue {
     }
     if (!owner.pending.includes(runId)) owner.pending.push(runId);
     this.#pump();
+    return Promise.resolve();
   }
 
   /** How many runs wait and run, for one user or in all (tests, health). */
@@ -71,6 +74,10 @@ export class EmbeddedQueue {
       owner.pending.length = 0;
       if (owner.active === 0) this.#owners.delete(ownerId);
     }
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 
   #isIdle(): boolean {

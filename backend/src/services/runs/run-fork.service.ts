@@ -20,7 +20,6 @@ import type { PaginationQuery } from "../../schemas/common.schema.js";
 import type { ForkRequest } from "../../schemas/run-fork.schema.js";
 import { type Page, toPage } from "../page.js";
 import type { WorkflowService } from "../workflow.service.js";
-import type { EmbeddedQueue } from "./embedded-queue.js";
 import { checkForkState } from "./fork-state.js";
 import { type RunView, toRunView } from "./run.service.js";
 import type { RunAdmission } from "./run-admission.js";
@@ -83,7 +82,7 @@ export class RunForkService {
   readonly #workflowService: WorkflowService;
   readonly #engine: EngineConfig;
   readonly #admission: RunAdmission;
-  readonly #queue: EmbeddedQueue;
+  readonly #queueTurn: (run: RunRow) => Promise<unknown>;
 
   constructor(deps: {
     runs: RunRepository;
@@ -92,7 +91,8 @@ export class RunForkService {
     workflowService: WorkflowService;
     engine: EngineConfig;
     admission: RunAdmission;
-    queue: EmbeddedQueue;
+    /** Hands a created run to the queue (RunService.queueTurn). */
+    queueTurn(run: RunRow): Promise<unknown>;
   }) {
     this.#runs = deps.runs;
     this.#history = deps.history;
@@ -100,7 +100,7 @@ export class RunForkService {
     this.#workflowService = deps.workflowService;
     this.#engine = deps.engine;
     this.#admission = deps.admission;
-    this.#queue = deps.queue;
+    this.#queueTurn = deps.queueTurn;
   }
 
   /**
@@ -168,7 +168,7 @@ export class RunForkService {
           },
         },
       );
-      this.#queue.enqueue(result.run.id, result.run.owner_id);
+      await this.#queueTurn(result.run);
       return result;
     });
     return toRunView(created);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Config, loadConfig } from "../../core/config.js";
 import { createLogger } from "../../core/logging.js";
 import { BackgroundMonitor } from "../background-monitor.js";
-import { RunBus } from "./run-bus.js";
+import { MemoryRunBus } from "./run-bus.js";
 import { RunThread } from "./run-thread.js";
 
 /** A loopback port nothing listens on (it was free a moment ago). */
@@ -45,7 +45,7 @@ describe("run thread start and close", () => {
     const monitor = new BackgroundMonitor(createLogger("silent"));
     const thread = new RunThread({
       config: options.config ?? config,
-      bus: new RunBus(),
+      bus: new MemoryRunBus(),
       monitor,
       onEnded: () => {},
       ...(options.entry ? { entry: options.entry } : {}),

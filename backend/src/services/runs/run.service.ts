@@ -21,9 +21,9 @@ import { type Page, toPage } from "../page.js";
 import type { WorkflowService } from "../workflow.service.js";
 import type { CallbackDeliverer } from "./callback-deliverer.js";
 import { checkCallbackUrl } from "./callback-target.js";
-import type { EmbeddedQueue } from "./embedded-queue.js";
 import type { RunAdmission } from "./run-admission.js";
 import type { RunBus } from "./run-bus.js";
+import type { RunQueue } from "./run-queue.js";
 import type { RunWorker } from "./run-worker.js";
 
 export type StudioEventView = StudioEvent;
@@ -82,7 +82,8 @@ export class RunService {
   readonly #runs: RunRepository;
   readonly #workflows: WorkflowRepository;
   readonly #workflowService: WorkflowService;
-  readonly #queue: EmbeddedQueue;
+  readonly #queue: RunQueue;
+  readonly #executesRuns: boolean;
   readonly #admission: RunAdmission;
   readonly #executor: RunWorker;
   readonly #engine: EngineConfig;
@@ -99,7 +100,9 @@ export class RunService {
     runs: RunRepository;
     workflows: WorkflowRepository;
     workflowService: WorkflowService;
-    queue: EmbeddedQueue;
+    queue: RunQueue;
+    /** Whether this process executes queued runs (false: an API process of the Redis mode that only queues). */
+    executesRuns?: boolean;
     admission: RunAdmission;
     executor: RunWorker;
     engine: EngineConfig;
@@ -119,6 +122,7 @@ export class RunService {
     this.#workflows = deps.workflows;
     this.#workflowService = deps.workflowService;
     this.#queue = deps.queue;
+    this.#executesRuns = deps.executesRuns ?? true;
     this.#admission = deps.admission;
     this.#executor = deps.executor;
     this.#engine = deps.engine;
@@ -131,7 +135,7 @@ export class RunService {
    * the sweeper takes it over if that lease ever expires.
    */
   async start(sweepEveryMs = Math.min(SWEEP_EVERY_MS, Math.max(100, this.#leaseTtlMs / 2))): Promise<number> {
-    this.#queue.start((runId) => this.#executor.execute(runId));
+    if (this.#executesRuns) this.#queue.start((runId) => this.#executor.execute(runId));
     this.#sweeper = setInterval(
       () =>
         void this.sweep().catch((error: unknown) =>
@@ -142,7 +146,8 @@ export class RunService {
     this.#sweeper.unref();
     this.#callbacks.start();
     const takeable = await this.#runs.findTakeable(new Date().toISOString());
-    for (const run of takeable) this.#queue.enqueue(run.id, run.owner_id);
+    // A queue that refuses one (Redis away) would refuse the rest: the sweeper tries again.
+    for (const run of takeable) if (!(await this.queueTurn(run))) break;
     return takeable.length;
   }
 
@@ -282,7 +287,7 @@ export class RunService {
    */
   async #createQueued(newRun: NewRun, visible: () => void): Promise<{ run: RunRow; created: boolean }> {
     const result = await this.#runs.create(newRun, { visible });
-    if (result.created) this.#queue.enqueue(result.run.id, result.run.owner_id);
+    if (result.created) await this.queueTurn(result.run);
     return result;
   }
 
@@ -323,8 +328,11 @@ export class RunService {
   }
 
   /**
-   * Events after `afterSeq`, then live ones, without gaps or repeats: the live subscription starts
-   * before the catch-up read, and anything it delivers twice is dropped by seq.
+   * Events after `afterSeq`, then live ones, in seq order without gaps or repeats: the live
+   * subscription is in place (`ready`) before the catch-up read from the database, and anything
+   * delivered twice is dropped by seq. A live event that skips ahead (the Redis bus lost messages
+   * while it reconnected) has the missing ones read from the database first: every published event
+   * is on disk already.
    */
   async follow(
     actor: Actor,
@@ -334,23 +342,63 @@ export class RunService {
   ): Promise<() => void> {
     await this.#owned(actor, id);
     let last = afterSeq;
-    const buffered: StudioEventView[] = [];
-    let caughtUp = false;
+    let closed = false;
+    /** Live events not handed on yet (during a read from the database), in any order. */
+    const waiting: StudioEventView[] = [];
+    let reading = true;
     const deliver = (event: StudioEventView) => {
-      if (event.seq <= last) return;
+      if (event.seq <= last || closed) return;
       last = event.seq;
       onEvent(event);
     };
-    const unsubscribe = this.#bus.subscribe(id, (event) => (caughtUp ? deliver(event) : buffered.push(event)));
-    for (;;) {
-      const page = await this.events(actor, id, last, 500);
-      // Events read back are sent only once they are on disk (published ones already are).
-      await this.#runs.settled();
-      for (const event of page) deliver(event);
-      if (page.length < 500) break;
+    const readMissing = async () => {
+      for (;;) {
+        const page = await this.events(actor, id, last, 500);
+        // Events read back are sent only once they are on disk (published ones already are).
+        await this.#runs.settled();
+        for (const event of page) deliver(event);
+        if (page.length < 500) break;
+      }
+    };
+    // Hands on the waiting events in order; at a gap, reads the database once, then goes on (a
+    // gap still there after the read is one the database has too: nothing more to find).
+    const drain = (afterRead: boolean) => {
+      waiting.sort((a, b) => a.seq - b.seq);
+      while (waiting.length > 0) {
+        const event = waiting[0] as StudioEventView;
+        if (event.seq > last + 1 && !afterRead) {
+          reading = true;
+          readMissing().then(
+            () => drain(true),
+            (error: unknown) => {
+              // Tried again at the next live event.
+              reading = false;
+              this.#monitor.failed("bus", "missing run events not read from the database", error, { runId: id });
+            },
+          );
+          return;
+        }
+        waiting.shift();
+        deliver(event);
+      }
+      reading = false;
+    };
+    const unsubscribeBus = this.#bus.subscribe(id, (event) => {
+      waiting.push(event);
+      if (!reading) drain(false);
+    });
+    const unsubscribe = () => {
+      closed = true;
+      unsubscribeBus();
+    };
+    try {
+      await this.#bus.ready(id);
+      await readMissing();
+    } catch (error) {
+      unsubscribe();
+      throw error;
     }
-    caughtUp = true;
-    for (const event of buffered.sort((a, b) => a.seq - b.seq)) deliver(event);
+    drain(true);
     return unsubscribe;
   }
 
@@ -375,7 +423,7 @@ export class RunService {
     });
     // A second resume finds the run no longer waiting: it applies once.
     if (!moved) throw new AppError("RUN_NOT_WAITING", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#enqueueAfterAnswer(id, moved.owner_id);
+    if (dispatch === "queue") this.#enqueueAfterAnswer(moved);
     return toRunView(moved);
   }
 
@@ -386,7 +434,7 @@ export class RunService {
       pendingResume: JSON.stringify({ kind: "continue" }),
     });
     if (!moved) throw new AppError("RUN_NOT_PAUSED", { status: (await this.#owned(actor, id)).status });
-    if (dispatch === "queue") this.#enqueueAfterAnswer(id, moved.owner_id);
+    if (dispatch === "queue") this.#enqueueAfterAnswer(moved);
     return toRunView(moved);
   }
 
@@ -437,7 +485,7 @@ export class RunService {
       limit: SWEEP_REQUEUE_LIMIT,
     });
     for (const run of takeable) {
-      this.#queue.enqueue(run.id, run.owner_id);
+      if (!(await this.queueTurn(run))) break;
       swept++;
     }
     this.#monitor.swept(now);
@@ -501,15 +549,33 @@ export class RunService {
    * run is already `queued` in the database, so a stop in between loses nothing (the next start or
    * the sweeper queues it).
    */
-  #enqueueAfterAnswer(id: string, ownerId: string): void {
+  #enqueueAfterAnswer(run: RunRow): void {
     const queued = new Promise<void>((resolve) =>
       setImmediate(() => {
-        this.#enqueueing.delete(queued);
-        this.#queue.enqueue(id, ownerId);
-        resolve();
+        void this.queueTurn(run).then(() => {
+          this.#enqueueing.delete(queued);
+          resolve();
+        });
       }),
     );
     this.#enqueueing.add(queued);
+  }
+
+  /**
+   * Hands a run to the queue for its next turn (named by its lease_gen now). A queue that cannot
+   * take it (Redis away) is reported, not thrown: the run is queued in the database already, and
+   * the sweeper or the next start queues it again. True when the queue took it.
+   */
+  async queueTurn(run: Pick<RunRow, "id" | "owner_id" | "lease_gen">): Promise<boolean> {
+    try {
+      await this.#queue.enqueue(run.id, run.owner_id, run.lease_gen);
+      return true;
+    } catch (error) {
+      this.#monitor.failed("queue", "run not queued: the queue did not take it; the sweeper queues it again", error, {
+        runId: run.id,
+      });
+      return false;
+    }
   }
 
   async #owned(actor: Actor, id: string): Promise<RunRow> {

@@ -1,0 +1,87 @@
+// Following a run's events (the editor's socket and the SSE stream both use RunService.follow):
+// a live event that skips ahead of what the follower has (a bus that lost messages, as Redis
+// pub/sub does while it reconnects) has the missing events read from the database first, so the
+// follower sees every seq once, in order.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approvalWorkflow } from "../../test/engine-harness.js";
+import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
+import type { Actor } from "../core/authz.js";
+import type { StudioEvent } from "../engine/runtime/events.js";
+import { RunRepository } from "../repositories/run.repository.js";
+
+describe("following a run's events", () => {
+  let studio: TestStudio;
+  let owner: Session;
+  let actor: Actor;
+
+  beforeAll(async () => {
+    studio = await startTestStudio();
+    owner = await setupOwner(studio);
+    actor = { userId: owner.userId, role: "owner", via: "session" };
+  });
+  afterAll(() => studio.close());
+
+  it("fills a gap in live events from the database, and drops repeats", async () => {
+    const run = await studio.container.runs.createForDocument(actor, approvalWorkflow(), {}, "api");
+    await studio.container.runs.executeNow(run.id);
+    const row = await studio.container.database.db
+      .selectFrom("runs")
+      .select(["status", "lease_gen", "next_seq"])
+      .where("id", "=", run.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe("waiting");
+    const last = row.next_seq - 1;
+    // The worker's side: fenced appends of the run's events.
+    const { database } = studio.container;
+    const runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
+
+    const seen: number[] = [];
+    const waiters: { count: number; resolve: () => void }[] = [];
+    const unsubscribe = await studio.container.runs.follow(actor, run.id, 0, (event) => {
+      seen.push(event.seq);
+      for (const w of waiters.filter((w) => seen.length >= w.count)) w.resolve();
+    });
+    const seenCount = (count: number) =>
+      new Promise<void>((resolve) => {
+        if (seen.length >= count) resolve();
+        else waiters.push({ count, resolve });
+      });
+    try {
+      // Caught up from the database.
+      expect(seen).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+
+      // Three more events reach the disk, but only the last one is published: the other two were
+      // lost on the way.
+      const later = [last + 1, last + 2, last + 3].map((seq) => ({
+        seq,
+        type: "node_token",
+        node_id: "ask",
+        superstep: null,
+        ts: new Date().toISOString(),
+        data: JSON.stringify({ text: `t${seq}` }),
+      }));
+      expect(await runs.appendEvents(run.id, row.lease_gen, later)).toBe(true);
+      const published = (seq: number): StudioEvent => ({
+        run_id: run.id,
+        seq,
+        ts: new Date().toISOString(),
+        type: "node_token",
+        node_id: "ask",
+        data: { text: `t${seq}` },
+      });
+      studio.container.bus.publish(published(last + 3));
+      await seenCount(last + 3);
+      expect(seen.slice(last)).toEqual([last + 1, last + 2, last + 3]);
+
+      // A repeat of an event already delivered is dropped; the next one in order passes.
+      studio.container.bus.publish(published(last + 2));
+      const next = [{ ...later[0], seq: last + 4 }] as typeof later;
+      expect(await runs.appendEvents(run.id, row.lease_gen, next)).toBe(true);
+      studio.container.bus.publish(published(last + 4));
+      await seenCount(last + 4);
+      expect(seen).toEqual(Array.from({ length: last + 4 }, (_, i) => i + 1));
+    } finally {
+      unsubscribe();
+    }
+  });
+});

@@ -1,0 +1,152 @@
+// Starts a throwaway Redis server from the installed `redis-server` binary, on loopback and a free
+// port, with its own temp dir and the settings the studio asks for in production: AOF on
+// (`appendonly yes`) and `maxmemory-policy noeviction`; no RDB snapshots. A server that cannot start
+// fails the test that asked for it (never a skip). Every server started here is killed when the
+// test worker exits, whatever happened before.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** The server's working dir (its append-only files). */
+  dir: string;
+  /** What the server printed so far. */
+  output(): string;
+  /** Stops the server (SIGKILL: it keeps only what its append-only file holds) and waits for its exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and dir, after kill(). */
+  restart(): Promise<void>;
+  /** Kills the server and removes its dir. */
+  stop(): Promise<void>;
+}
+
+// Starting is quick, but on a busy machine it can take long; only a start that never happens fails.
+const START_TIMEOUT_MS = 60_000;
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
+function findBinary(): string {
+  const found = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
+  if (found.status !== 0) {
+    throw new Error(
+      "redis-server was not found: install it (Debian: apt-get install redis-server); the Redis tests start their own server from it",
+    );
+  }
+  return "redis-server";
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(binary: string, port: number, dir: string, log: (text: string) => void, extra: string[]) {
+  const child = spawn(
+    binary,
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--appendonly",
+      "yes",
+      "--maxmemory-policy",
+      "noeviction",
+      "--save",
+      "",
+      "--daemonize",
+      "no",
+      "--protected-mode",
+      "yes",
+      ...extra,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  live.add(child);
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      live.delete(child);
+      resolve();
+    }),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`redis-server did not start within ${START_TIMEOUT_MS / 1000} s:\n${output}`));
+    }, START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      output += text;
+      log(text);
+      if (output.includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited before it was ready:\n${output}`));
+    });
+  });
+  return { child, exited, ready };
+}
+
+/** `extraArgs`: more settings on the command line (e.g. `["--rename-command", "CONFIG", ""]`). */
+export async function startRedisServer(options: { extraArgs?: string[] } = {}): Promise<RedisServer> {
+  const extra = options.extraArgs ?? [];
+  const binary = findBinary();
+  const dir = mkdtempSync(join(tmpdir(), "superstep-redis-"));
+  const port = await freePort();
+  let output = "";
+  const log = (text: string) => {
+    output += text;
+  };
+  let current = launch(binary, port, dir, log, extra);
+  try {
+    await current.ready;
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const kill = async () => {
+    if (current.child.exitCode === null && current.child.signalCode === null) current.child.kill("SIGKILL");
+    await current.exited;
+  };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    output: () => output,
+    kill,
+    restart: async () => {
+      await kill();
+      current = launch(binary, port, dir, log, extra);
+      await current.ready;
+    },
+    stop: async () => {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
