@@ -2,7 +2,8 @@
 // by status, trigger and id, open in the editor on the version they ran with their trace replayed,
 // and two of them compare side by side. Both languages.
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Gate, gatedWorkflow, startGate } from "../backend/test/engine-harness.js";
 import { api, createWorkflow, type Lang, openContext, screenshot, seriousViolations, storeSession } from "./studio.js";
 import { studioSuite } from "./studio-suite.js";
 
@@ -12,12 +13,46 @@ const TRIAGE = JSON.parse(readFileSync(new URL("../examples/triage.json", import
 };
 
 const TEXT = {
-  en: { none: "No run matches these filters.", banner: "version 1", noErrors: "0% errors" },
-  vi: { none: "Không có lần chạy nào khớp bộ lọc.", banner: "phiên bản 1", noErrors: "0% lỗi" },
+  en: {
+    none: "No run matches these filters.",
+    banner: "version 1",
+    noErrors: "0% errors",
+    submit: "Send and continue",
+  },
+  vi: {
+    none: "Không có lần chạy nào khớp bộ lọc.",
+    banner: "phiên bản 1",
+    noErrors: "0% lỗi",
+    submit: "Gửi và chạy tiếp",
+  },
 } as const;
 
 describe("the runs page in a browser", () => {
-  const suite = studioSuite();
+  // Hook runs may call a local gate that holds them running until the test lets them go.
+  const suite = studioSuite({ env: { STUDIO_EGRESS_ALLOW: "127.0.0.1" } });
+  let gate: Gate;
+  beforeAll(async () => {
+    gate = await startGate();
+  });
+  afterAll(async () => {
+    gate.open();
+    await gate.close();
+  });
+
+  async function hookKey(name: string): Promise<string> {
+    return (await api<{ key: string }>(suite.studio, "POST", "/api/api-keys", { token: suite.token, body: { name } }))
+      .body.data?.key as string;
+  }
+
+  async function triggerHook(key: string, workflowId: string, input: object): Promise<string> {
+    const response = await fetch(`${suite.studio.url}/api/hooks/workflows/${workflowId}/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ input }),
+    });
+    expect(response.status).toBe(202);
+    return ((await response.json()) as { data: { run_id: string } }).data.run_id;
+  }
 
   async function waitForRun(runId: string, statuses: string[]) {
     await expect
@@ -40,21 +75,8 @@ describe("the runs page in a browser", () => {
         ...TRIAGE,
         name: `Triage ${lang}`,
       });
-      const key = (
-        await api<{ key: string }>(suite.studio, "POST", "/api/api-keys", {
-          token: suite.token,
-          body: { name: `hooks ${lang}` },
-        })
-      ).body.data?.key as string;
-      const trigger = async (message: string) => {
-        const response = await fetch(`${suite.studio.url}/api/hooks/workflows/${workflow.id}/runs`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ input: { message } }),
-        });
-        expect(response.status).toBe(202);
-        return ((await response.json()) as { data: { run_id: string } }).data.run_id;
-      };
+      const key = await hookKey(`hooks ${lang}`);
+      const trigger = (message: string) => triggerHook(key, workflow.id, { message });
       const urgent = await trigger("urgent refund please");
       const normal = await trigger("where is my parcel?");
       await waitForRun(urgent, ["waiting"]);
@@ -115,6 +137,52 @@ describe("the runs page in a browser", () => {
         await expect
           .poll(() => page.getByTestId("canvas-node-stat-classify").textContent())
           .toContain(TEXT[lang].noErrors);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  it.each(["en", "vi"] as const)(
+    "answers a waiting hook run and cancels a running one, each opened from the runs page (%s)",
+    async (lang: Lang) => {
+      const key = await hookKey(`resume and cancel ${lang}`);
+      const triage = await createWorkflow<{ id: string }>(suite.studio, suite.token, {
+        ...TRIAGE,
+        name: `Answer ${lang}`,
+      });
+      const held = await createWorkflow<{ id: string }>(
+        suite.studio,
+        suite.token,
+        gatedWorkflow(gate.url, `held-${lang}`),
+      );
+      const waiting = await triggerHook(key, triage.id, { message: "urgent: broken order" });
+      const arrivals = gate.arrivals.length;
+      const running = await triggerHook(key, held.id, {});
+      await waitForRun(waiting, ["waiting"]);
+      await gate.arrived(arrivals + 1);
+
+      const { context, page } = await openContext(suite.browser, { lang });
+      try {
+        await storeSession(page, suite.studio, suite.token);
+        // The waiting run: its form is in the panel; the answer resumes it to the end.
+        await page.goto(`${suite.studio.url}/runs?workflow=${triage.id}`);
+        await page.locator(`[data-run-id="${waiting}"]`).getByTestId("run-open").click();
+        const form = page.getByTestId("human-form");
+        await form.waitFor({ timeout: 30_000 });
+        await form.getByLabel("approved").check();
+        await form.getByRole("button", { name: TEXT[lang].submit }).click();
+        await page.locator('[data-testid="run-status"][data-status="ok"]').waitFor({ timeout: 60_000 });
+        await waitForRun(waiting, ["ok"]);
+
+        // The running run: Cancel ends it, and the call it was making is never answered.
+        await page.goto(`${suite.studio.url}/runs?workflow=${held.id}`);
+        await page.locator(`[data-run-id="${running}"]`).getByTestId("run-open").click();
+        await page.locator('[data-testid="run-status"][data-status="running"]').waitFor({ timeout: 30_000 });
+        await page.getByTestId("run-cancel").click();
+        await page.locator('[data-testid="run-status"][data-status="cancelled"]').waitFor({ timeout: 60_000 });
+        await waitForRun(running, ["cancelled"]);
+        await screenshot(page, `runs-cancelled-${lang}`);
       } finally {
         await context.close();
       }
