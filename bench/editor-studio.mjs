@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchBrowser } from "../e2e/browser.ts";
 
 export const ENTRY = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
 export const UI = fileURLToPath(new URL("../frontend/dist/index.html", import.meta.url));
@@ -53,20 +53,9 @@ export function largeWorkflow(nodes, edges, name) {
   return { name, state, nodes: list, edges: edgeList.slice(0, edges) };
 }
 
-/** Debian's Chromium, headless, closed at the end. */
+/** Debian's Chromium, headless, with the browser tests' flags (one list: e2e/browser.ts); closed at the end. */
 export async function launchChromium() {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await launchBrowser();
   cleanups.push(() => browser.close());
   return browser;
 }

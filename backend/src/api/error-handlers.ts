@@ -27,11 +27,19 @@ function retryAfterSeconds(error: AppError): number {
     : DEFAULT_RETRY_AFTER_SECONDS;
 }
 
-function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+/** The headers an error's answer carries beyond its content type. */
+export function errorHeaders(error: AppError): Record<string, string> {
   // Every 429 (auth and hook limits, per-user run limits), 503 (busy server or database, database
   // away) and 507 (full disk) says when to try again.
-  if (RETRY_LATER_STATUSES.has(error.status)) reply.header("retry-after", String(retryAfterSeconds(error)));
-  return reply.code(error.status).type("application/json; charset=utf-8").send(errorBody(error));
+  return RETRY_LATER_STATUSES.has(error.status) ? { "retry-after": String(retryAfterSeconds(error)) } : {};
+}
+
+function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers(errorHeaders(error))
+    .type("application/json; charset=utf-8")
+    .send(errorBody(error));
 }
 
 /**
@@ -42,8 +50,7 @@ export function errorPayload(reply: FastifyReply, error: unknown): string {
   const appError = toAppError(error);
   if (appError.code === "INTERNAL") reply.log.error({ err: error }, "unhandled error");
   else reply.log.error({ err: error }, appError.message);
-  if (RETRY_LATER_STATUSES.has(appError.status)) reply.header("retry-after", String(retryAfterSeconds(appError)));
-  reply.code(appError.status).type("application/json; charset=utf-8");
+  reply.code(appError.status).headers(errorHeaders(appError)).type("application/json; charset=utf-8");
   return JSON.stringify(errorBody(appError));
 }
 

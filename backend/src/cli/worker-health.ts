@@ -4,6 +4,7 @@
 // the database does not answer.
 import { createServer, type Server } from "node:http";
 import type { Container } from "../api/deps.js";
+import { errorBody, errorHeaders, toAppError } from "../api/error-handlers.js";
 import { AppError } from "../core/errors.js";
 
 export async function startWorkerHealth(
@@ -12,21 +13,25 @@ export async function startWorkerHealth(
   port: number,
 ): Promise<{ server: Server; port: number }> {
   const server = createServer((request, response) => {
-    const reply = (status: number, body: unknown) => {
-      response.writeHead(status, { "content-type": "application/json" });
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { ...headers, "content-type": "application/json; charset=utf-8" });
       response.end(JSON.stringify(body));
     };
+    // Errors take the API's shape and headers (error-handlers.ts), as /api/health's do.
+    const fail = (error: unknown) => {
+      const known = toAppError(error);
+      reply(known.status, errorBody(known), errorHeaders(known));
+    };
     if (request.method !== "GET" || (request.url ?? "").split("?")[0] !== "/health") {
-      reply(404, { error: { code: "NOT_FOUND", message: new AppError("NOT_FOUND").message } });
+      fail(new AppError("NOT_FOUND"));
       return;
     }
-    container.health.health().then(
-      (view) => reply(200, { data: { ...view, role: "worker", executing: container.runs.held().executing } }),
-      (error: unknown) => {
-        const known = error instanceof AppError ? error : new AppError("INTERNAL");
-        reply(known.status, { error: { code: known.code, message: known.message } });
-      },
-    );
+    container.health
+      .health()
+      .then(
+        (view) => reply(200, { data: { ...view, role: "worker", executing: container.runs.held().executing } }),
+        fail,
+      );
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
