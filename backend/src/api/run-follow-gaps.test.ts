@@ -1,7 +1,8 @@
 // Following a run's events (the editor's socket and the SSE stream both use RunService.follow):
 // a live event that skips ahead of what the follower has (a bus that lost messages, as Redis
 // pub/sub does while it reconnects) has the missing events read from the database first, so the
-// follower sees every seq once, in order.
+// follower sees every seq once, in order. A worker's event published late, after the run_finished
+// of a cancellation made elsewhere, still reaches the follower once and before that run_finished.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalWorkflow } from "../../test/engine-harness.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
@@ -80,6 +81,62 @@ describe("following a run's events", () => {
       studio.container.bus.publish(published(last + 4));
       await seenCount(last + 4);
       expect(seen).toEqual(Array.from({ length: last + 4 }, (_, i) => i + 1));
+    } finally {
+      unsubscribe();
+    }
+  });
+  it("delivers a worker's event published after a cancellation's run_finished once, before it", async () => {
+    const run = await studio.container.runs.createForDocument(actor, approvalWorkflow(), {}, "api");
+    await studio.container.runs.executeNow(run.id);
+    const row = await studio.container.database.db
+      .selectFrom("runs")
+      .select(["status", "lease_gen", "next_seq"])
+      .where("id", "=", run.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe("waiting");
+    const { database } = studio.container;
+    const runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
+
+    const seen: StudioEvent[] = [];
+    const waiters: { test: () => boolean; resolve: () => void }[] = [];
+    const unsubscribe = await studio.container.runs.follow(actor, run.id, 0, (event) => {
+      seen.push(event);
+      for (const w of waiters.filter((w) => w.test())) w.resolve();
+    });
+    const finished = new Promise<void>((resolve) => {
+      const test = () => seen.some((event) => event.type === "run_finished");
+      if (test()) resolve();
+      else waiters.push({ test, resolve });
+    });
+    try {
+      // The worker's token reaches the disk; its publication is late (still on its way to the bus).
+      const lateSeq = row.next_seq;
+      const late = {
+        seq: lateSeq,
+        type: "node_token",
+        node_id: "ask",
+        superstep: null,
+        ts: new Date().toISOString(),
+        data: JSON.stringify({ text: "late" }),
+      };
+      expect(await runs.appendEvents(run.id, row.lease_gen, [late])).toBe(true);
+      // The run is cancelled from outside its worker: its run_finished is stored and published now.
+      await studio.container.runs.cancel(actor, run.id);
+      await finished;
+      // Then the worker's late publication arrives.
+      studio.container.bus.publish({
+        run_id: run.id,
+        seq: lateSeq,
+        ts: late.ts,
+        type: "node_token",
+        node_id: "ask",
+        data: { text: "late" },
+      });
+
+      const seqs = seen.map((event) => event.seq);
+      expect(seqs).toEqual(Array.from({ length: lateSeq + 1 }, (_, i) => i + 1));
+      expect(seen.at(-2)).toMatchObject({ seq: lateSeq, type: "node_token", data: { text: "late" } });
+      expect(seen.at(-1)).toMatchObject({ seq: lateSeq + 1, type: "run_finished" });
     } finally {
       unsubscribe();
     }
