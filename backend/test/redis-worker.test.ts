@@ -14,6 +14,7 @@ import type { DatabaseHandle } from "../src/repositories/database.js";
 import { RUN_QUEUE_NAME } from "../src/services/runs/redis-run-queue.js";
 import { edge, type Gate, httpTool, startGate } from "./engine-harness.js";
 import { freePort, type RedisServer, startRedisServer } from "./redis-server.js";
+import { SocketClient } from "./socket-client.js";
 import { call, openStudioDatabase, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
 import {
   assertBuilt,
@@ -237,6 +238,36 @@ describe("Redis mode: an API process and worker processes", () => {
       expect(row).toMatchObject({ status: "ok", lease_gen: 1, attempt: 1 });
     } finally {
       await gateClosed.close();
+    }
+  });
+
+  it("runs an editor run of an unsaved document on a worker and streams its events to the editor's socket on the API", async () => {
+    const socket = new SocketClient(`${api.url.replace("http", "ws")}/ws/run?token=${client.token}`);
+    try {
+      await socket.opened();
+      await socket.waitFor((m) => m.type === "ready");
+      socket.send({ type: "start_document", document: chainWorkflow(gate.url, "editor", 3), input: {} });
+      const started = await socket.waitFor((m) => m.type === "started");
+      const runId = String(started.run_id);
+      await socket.waitFor((m) => m.event?.type === "run_finished");
+      const seqs = socket.messages.filter((m) => m.type === "event").map((m) => m.event?.seq);
+      expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+      const stored = (await call(client, "GET", `/api/runs/${runId}/events?limit=500`)).body.data as StreamedEvent[];
+      expect(socket.messages.filter((m) => m.type === "event").map((m) => [m.event?.seq, m.event?.type])).toEqual(
+        stored.map((e) => [e.seq, e.type]),
+      );
+      const row = await database.db
+        .selectFrom("runs")
+        .select(["status", "trigger"])
+        .where("id", "=", runId)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: "ok", trigger: "editor" });
+      // Executed by a worker, never by the API process (which runs no jobs in the Redis mode).
+      const apiHealth = (await call(client, "GET", "/api/health")).body.data;
+      expect(apiHealth.executes_runs).toBe(false);
+      expect(gate.arrivals).toEqual(expect.arrayContaining(["/editor/step1", "/editor/step2", "/editor/step3"]));
+    } finally {
+      socket.socket.close();
     }
   });
 
