@@ -224,6 +224,11 @@ describe("the studio image", () => {
     expect(user.server).toEqual([NON_ROOT_UID, NON_ROOT_UID]);
     // The embedded database lives on the image's data volume.
     expect((await docker("exec", container, "ls", "/data")).split("\n")).toContain("superstep.db");
+
+    // `docker stop` (SIGTERM through the init) ends the studio cleanly, well before the SIGKILL.
+    await docker("stop", "--time", "60", container);
+    expect(await docker("inspect", "-f", "{{.State.ExitCode}}", container)).toBe("0");
+    expect(await command("docker", ["logs", container])).toContain('"msg":"stopped"');
   }, 600_000);
 });
 
