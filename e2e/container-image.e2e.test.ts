@@ -163,18 +163,26 @@ async function composeCommand(): Promise<string[]> {
   }
 }
 
-beforeAll(async () => {
+// What the builds threw: each test fails with it (a failing beforeAll alone would mark the tests
+// skipped, and a missing Docker engine must read as a failure).
+let setupError: unknown;
+const built = () => {
+  if (setupError) throw setupError;
+};
+
+async function buildImages() {
   await docker("info", "--format", "{{.ServerVersion}}");
   if (!process.env.SUPERSTEP_BASE_IMAGE)
     await timed(`base image ${BASE_IMAGE}`, () => command("bash", ["scripts/build-base-image.sh", BASE_IMAGE]));
   // The build stages install from the npm registry and Debian's mirror: the host's network for
   // the builds only. What runs afterwards has none.
   await timed(`image ${IMAGE}`, () =>
-    docker("build", "--network", "host", "--build-arg", `BASE_IMAGE=${BASE_IMAGE}`, "-t", IMAGE, "."),
+    docker("build", "--force-rm", "--network", "host", "--build-arg", `BASE_IMAGE=${BASE_IMAGE}`, "-t", IMAGE, "."),
   );
   await timed(`image ${SERVICES_IMAGE}`, () =>
     docker(
       "build",
+      "--force-rm",
       "--network",
       "host",
       "--build-arg",
@@ -187,6 +195,12 @@ beforeAll(async () => {
     ),
   );
   console.log(`image ${IMAGE}: ${await docker("image", "inspect", "-f", "{{.Size}}", IMAGE)} bytes`);
+}
+
+beforeAll(async () => {
+  await buildImages().catch((error: unknown) => {
+    setupError = error;
+  });
 }, 1_800_000);
 
 describe("the studio image", () => {
@@ -196,12 +210,14 @@ describe("the studio image", () => {
 
   afterAll(async () => {
     await toApi?.close();
+    if (setupError) return;
     await docker("rm", "-f", "-v", container).catch(() => undefined);
     await docker("network", "rm", network).catch(() => undefined);
     expect(await docker("ps", "-aq", "--filter", `name=${container}`)).toBe("");
   });
 
   it("serves the API and UI as a non-root user, healthy, and runs a hook-started run", async () => {
+    built();
     await docker("network", "create", "--internal", network);
     await docker("run", "-d", "--init", "--name", container, "--network", network, IMAGE);
     await healthy(container);
@@ -272,6 +288,7 @@ describe("the compose stack", () => {
     await toApi?.close();
     if (compose.length > 0) await composeRun("down", "--volumes", "--remove-orphans", "--timeout", "20");
     rmSync(dir, { recursive: true, force: true });
+    if (setupError) return;
     const label = `label=com.docker.compose.project=${project}`;
     expect(await docker("ps", "-aq", "--filter", label)).toBe("");
     expect(await docker("volume", "ls", "-q", "--filter", label)).toBe("");
@@ -279,6 +296,7 @@ describe("the compose stack", () => {
   }, 300_000);
 
   it("starts an API, two workers, PostgreSQL and Redis, all healthy; a hook run executes on a worker", async () => {
+    built();
     compose = await composeCommand();
     writeFileSync(override, "networks:\n  default:\n    internal: true\n");
     await composeRun("up", "-d", "--no-build");
