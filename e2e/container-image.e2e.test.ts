@@ -152,7 +152,7 @@ async function userOf(container: string) {
   };
 }
 
-/** `docker compose` when the plugin is there, else Debian's docker-compose; neither fails. */
+/** `docker compose` when the plugin is there, else Debian's docker-compose; with neither the test fails. */
 async function composeCommand(): Promise<string[]> {
   try {
     await docker("compose", "version");
