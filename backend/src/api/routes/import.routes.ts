@@ -1,4 +1,3 @@
-import multipart from "@fastify/multipart";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { AppError } from "../../core/errors.js";
@@ -28,6 +27,8 @@ export const importRoutes =
   async (app) => {
     const maxBytes = c.config.imports.maxBytes;
     // Multipart is parsed only here: an upload is one zip, streamed to disk, never held in memory.
+    // Loaded only when import is on (these routes are registered only then).
+    const { default: multipart } = await import("@fastify/multipart");
     await app.register(multipart, {
       limits: { fileSize: maxBytes + 1, files: 1, fields: 5, fieldSize: 2048, parts: 6 },
     });

@@ -7,8 +7,9 @@ import { mkdir } from "node:fs/promises";
 import { dirname, relative, resolve, sep } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import yauzl, { type Entry, type ZipFile } from "yauzl";
+import type { Entry, ZipFile } from "yauzl";
 import { AppError } from "../../core/errors.js";
+import { lazyImport } from "../../core/lazy-import.js";
 import type { LineSink } from "./import-log.js";
 
 export interface ZipLimits {
@@ -52,7 +53,11 @@ function unsafe(entry: string, reason: string) {
   );
 }
 
-function openZip(path: string): Promise<ZipFile> {
+// Loaded with the first upload, not at start.
+const yauzlModule = lazyImport(async () => (await import("yauzl")).default);
+
+async function openZip(path: string): Promise<ZipFile> {
+  const yauzl = await yauzlModule();
   return new Promise((resolvePromise, reject) => {
     // Names are checked here, not by yauzl, so that each refusal says what was wrong.
     yauzl.open(
