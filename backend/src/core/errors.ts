@@ -183,6 +183,10 @@ export const CATALOG = {
     status: 422,
     message: "langgraph.json cannot be used (not JSON, no graphs map, or an entry that is not path:variable).",
   },
+  IMPORT_LIMIT_REACHED: {
+    status: 429,
+    message: "You have as many imports uploading or running as this server allows at once; wait for one to finish.",
+  },
   IMPORT_INTERRUPTED: { status: 409, message: "Import interrupted by a restart." },
   IMPORT_FAILED: { status: 500, message: "The import failed on the server; its log says where." },
   // Server

@@ -31,6 +31,7 @@ async function clone(url: string, branch?: string) {
     dest,
     home,
     timeoutMs: 60_000,
+    maxDiskBytes: 64 * 1024 * 1024,
     onLine: (line) => lines.push(line),
     mirror,
   });

@@ -6,6 +6,9 @@ import { spawn } from "node:child_process";
 import { AppError } from "../../core/errors.js";
 import type { GithubSource } from "./github-source.js";
 import { type LineSink, splitLines } from "./import-log.js";
+import { watchSize } from "./source-size.js";
+
+const SIZE_POLL_MS = 250;
 
 export interface CloneOptions {
   source: GithubSource;
@@ -14,6 +17,11 @@ export interface CloneOptions {
   /** An empty directory git may use as HOME (nothing of the server's user is read). */
   home: string;
   timeoutMs: number;
+  /**
+   * Bytes the clone may take on disk while git writes it, .git included (its pack is about as large
+   * as the checkout); git is stopped once passed, before a huge repository fills the disk.
+   */
+  maxDiskBytes: number;
   signal?: AbortSignal;
   onLine: LineSink;
   /**
@@ -89,12 +97,13 @@ export async function cloneRepository(options: CloneOptions): Promise<void> {
   });
   child.stdout.on("data", onText);
   child.stderr.on("data", onText);
-  let stoppedFor: "timeout" | "aborted" | null = null;
-  const stop = (why: "timeout" | "aborted") => {
-    stoppedFor = why;
+  let stoppedFor: "timeout" | "aborted" | "size" | null = null;
+  const stop = (why: "timeout" | "aborted" | "size") => {
+    stoppedFor ??= why;
     child.kill("SIGKILL");
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const stopWatching = watchSize(options.dest, options.maxDiskBytes, SIZE_POLL_MS, () => stop("size"));
   const onAbort = () => stop("aborted");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -106,6 +115,11 @@ export async function cloneRepository(options: CloneOptions): Promise<void> {
     if (stoppedFor === "timeout")
       throw new AppError("IMPORT_CLONE_FAILED", { reason: `git clone took longer than ${options.timeoutMs / 1000}s` });
     if (stoppedFor === "aborted") throw new AppError("IMPORT_CLONE_FAILED", { reason: "the import was stopped" });
+    if (stoppedFor === "size")
+      throw new AppError("IMPORT_SOURCE_TOO_LARGE", {
+        max_bytes: options.maxDiskBytes,
+        reason: "the clone grew past twice STUDIO_IMPORT_MAX_BYTES on disk (.git included) and was stopped",
+      });
     if (code !== 0) {
       const said = tail.filter((line) => /fatal|error|not found|could not/i.test(line)).join(" ");
       throw new AppError("IMPORT_CLONE_FAILED", { reason: said || `git exited with code ${code}` });
@@ -116,6 +130,7 @@ export async function cloneRepository(options: CloneOptions): Promise<void> {
     throw new AppError("IMPORT_CLONE_FAILED", { reason: (error as Error).message });
   } finally {
     clearTimeout(timer);
+    stopWatching();
     options.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -62,6 +62,7 @@ export async function downloadSource(request: SourceRequest, options: DownloadOp
         dest: src,
         home,
         timeoutMs: options.cloneTimeoutMs,
+        maxDiskBytes: 2 * options.maxBytes,
         signal: options.signal,
         onLine: options.onLine,
         mirror: options.gitMirror,

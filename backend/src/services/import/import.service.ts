@@ -32,6 +32,8 @@ export interface GithubImportInput {
 }
 
 const INTERRUPTED_LINE = "Import interrupted by a restart";
+/** Imports one user may have uploading or running at once: each holds a clone or an unzip, and later an install. */
+export const MAX_IMPORTS_PER_USER = 3;
 const NOT_BUILT = "not run: installing and inspecting in the sandbox is not built in this version";
 
 function isAlive(pid: number): boolean {
@@ -54,6 +56,8 @@ export class ImportService {
   readonly #logger: Logger;
   /** Jobs whose steps run in this process now. */
   readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Per user: imports being uploaded or running in this process. */
+  readonly #active = new Map<string, number>();
 
   constructor(deps: { config: ImportConfig; jobs: ImportJobRepository; logger: Logger }) {
     this.#config = deps.config;
@@ -81,15 +85,21 @@ export class ImportService {
 
   async createFromGithub(actor: Actor, input: GithubImportInput): Promise<ImportJob> {
     const source = parseGithubSource(input);
-    await this.#sweep();
-    const job = await this.#newJob(actor, {
-      kind: "github",
-      url: `https://github.com/${source.owner}/${source.repo}`,
-      branch: source.branch,
-      subdir: source.subdir,
-    });
-    this.#start(job, { kind: "github", source });
-    return job;
+    const release = this.#reserve(actor);
+    try {
+      await this.#sweep();
+      const job = await this.#newJob(actor, {
+        kind: "github",
+        url: `https://github.com/${source.owner}/${source.repo}`,
+        branch: source.branch,
+        subdir: source.subdir,
+      });
+      this.#start(job, { kind: "github", source }, release);
+      return job;
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   /**
@@ -97,6 +107,26 @@ export class ImportService {
    * request is refused and nothing is kept), then unpacks it in the job's download step.
    */
   async createFromZip(actor: Actor, upload: { fileName: string; stream: Readable }): Promise<ImportJob> {
+    let release: () => void;
+    try {
+      release = this.#reserve(actor);
+    } catch (error) {
+      upload.stream.resume();
+      throw error;
+    }
+    try {
+      return await this.#receiveZip(actor, upload, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  async #receiveZip(
+    actor: Actor,
+    upload: { fileName: string; stream: Readable },
+    release: () => void,
+  ): Promise<ImportJob> {
     await this.#sweep();
     const fileName = upload.fileName.replace(/[^\w .()+-]/g, "_").slice(0, 200) || "upload.zip";
     const job = await this.#newJob(actor, { kind: "zip", file_name: fileName, bytes: 0 });
@@ -128,7 +158,7 @@ export class ImportService {
       stored.source = { kind: "zip", file_name: fileName, bytes };
       return stored;
     });
-    this.#start(saved ?? job, { kind: "zip", zipPath });
+    this.#start(saved ?? job, { kind: "zip", zipPath }, release);
     return saved ?? job;
   }
 
@@ -176,11 +206,30 @@ export class ImportService {
     return job;
   }
 
-  #start(job: ImportJob, request: SourceRequest): void {
+  /** Takes one of the user's import slots; the function returned gives it back (once). */
+  #reserve(actor: Actor): () => void {
+    const active = this.#active.get(actor.userId) ?? 0;
+    if (active >= MAX_IMPORTS_PER_USER)
+      throw new AppError("IMPORT_LIMIT_REACHED", { limit: MAX_IMPORTS_PER_USER, retry_after_seconds: 10 });
+    this.#active.set(actor.userId, active + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#active.get(actor.userId) ?? 1) - 1;
+      if (left <= 0) this.#active.delete(actor.userId);
+      else this.#active.set(actor.userId, left);
+    };
+  }
+
+  #start(job: ImportJob, request: SourceRequest, release: () => void): void {
     const controller = new AbortController();
     const done = this.#run(job.id, request, controller.signal)
       .catch((error) => this.#logger.error({ err: error, importId: job.id }, "import job could not be recorded"))
-      .finally(() => this.#running.delete(job.id));
+      .finally(() => {
+        this.#running.delete(job.id);
+        release();
+      });
     this.#running.set(job.id, { controller, done });
   }
 
