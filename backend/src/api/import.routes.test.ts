@@ -175,6 +175,25 @@ describe("repo import API", () => {
     expect(noFile.json().error.code).toBe("IMPORT_SOURCE_MISSING");
   });
 
+  it("refuses a multipart body that cannot be read with UPLOAD_INVALID, keeping no job", async () => {
+    const count = async () =>
+      (await studio.app.inject({ method: "GET", url: "/api/imports", headers: owner.auth })).json().data.length;
+    const before = await count();
+    const cut = '--abc\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\nPK';
+    for (const contentType of ["multipart/form-data", "multipart/form-data; boundary=abc"]) {
+      const response = await studio.app.inject({
+        method: "POST",
+        url: "/api/imports",
+        headers: { ...owner.auth, "content-type": contentType },
+        payload: cut,
+      });
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json().error.code).toBe("UPLOAD_INVALID");
+    }
+    await studio.container.imports.idle();
+    expect(await count()).toBe(before);
+  });
+
   it.each([
     ["a zip-slip entry ../x", [{ name: "../evil.py", data: "x" }], "IMPORT_ZIP_UNSAFE_ENTRY"],
     ["a zip-slip entry /etc/x", [{ name: "/etc/evil", data: "x" }], "IMPORT_ZIP_UNSAFE_ENTRY"],

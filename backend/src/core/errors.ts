@@ -6,6 +6,10 @@ export const CATALOG = {
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   VALIDATION_FAILED: { status: 422, message: "The request does not match the expected shape." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is larger than the server accepts." },
+  UPLOAD_INVALID: {
+    status: 400,
+    message: "The multipart/form-data body cannot be read (no boundary, or it ends before its closing boundary).",
+  },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "The request body must be JSON (Content-Type: application/json)." },
   NOT_FOUND: { status: 404, message: "No such route." },
   RATE_LIMITED: { status: 429, message: "Too many requests; wait a moment and try again." },

@@ -21,6 +21,17 @@ export const importDisabledRoutes =
 
 const security = [{ bearer: [] }];
 
+/** What the multipart parser reports (too large, no boundary, cut short): the client's doing, said so. */
+function uploadError(error: unknown, maxBytes: number): AppError {
+  if (error instanceof AppError) return error;
+  if ((error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE")
+    return new AppError("IMPORT_SOURCE_TOO_LARGE", {
+      max_bytes: maxBytes,
+      reason: "the upload is larger than STUDIO_IMPORT_MAX_BYTES",
+    });
+  return new AppError("UPLOAD_INVALID", { reason: (error as Error).message });
+}
+
 /** Repo import while STUDIO_ENABLE_IMPORT is on (registered inside the signed-in scope). */
 export const importRoutes =
   (c: Container): FastifyPluginAsyncZod =>
@@ -49,17 +60,23 @@ export const importRoutes =
       async (request, reply) => {
         const actor = actorOf(request);
         if (request.isMultipart()) {
-          const part = await request.file();
+          const part = await request.file().catch((error: unknown) => {
+            throw uploadError(error, maxBytes);
+          });
           if (!part) throw new AppError("IMPORT_SOURCE_MISSING");
+          // What the multipart parser reports while the file streams (a body that ends early), told
+          // apart from the server's own failures (a full disk).
+          let streamError: unknown = null;
+          part.file.once("error", (error) => {
+            streamError = error;
+          });
           try {
             const job = await c.imports.createFromZip(actor, { fileName: part.filename, stream: part.file });
             return reply.code(202).send({ data: job });
           } catch (error) {
-            if ((error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE")
-              throw new AppError("IMPORT_SOURCE_TOO_LARGE", {
-                max_bytes: maxBytes,
-                reason: "the upload is larger than STUDIO_IMPORT_MAX_BYTES",
-              });
+            // The parser may have failed the stream before the listener above was attached.
+            const parserError = streamError ?? part.file.errored;
+            if (parserError && error === parserError) throw uploadError(error, maxBytes);
             throw error;
           }
         }
