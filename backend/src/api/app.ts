@@ -16,7 +16,7 @@ import { apiKeyRoutes } from "./routes/api-key.routes.js";
 import { publicAuthRoutes, sessionRoutes } from "./routes/auth.routes.js";
 import { credentialRoutes } from "./routes/credential.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
-import { importDisabledRoutes } from "./routes/import.routes.js";
+import { importDisabledRoutes, importRoutes } from "./routes/import.routes.js";
 import { nodeRunRoutes } from "./routes/node-run.routes.js";
 import { nodeStatsRoutes } from "./routes/node-stats.routes.js";
 import { nodeTypeRoutes } from "./routes/node-type.routes.js";
@@ -93,6 +93,7 @@ export async function buildApp(container: Container) {
     await scope.register(nodeRunRoutes(container));
     await scope.register(nodeStatsRoutes(container));
     await scope.register(scheduleRoutes(container));
+    if (config.enableImport) await scope.register(importRoutes(container));
   });
 
   if (existsSync(config.uiDir)) {

@@ -15,6 +15,7 @@ import {
   openDatabase,
   pingDatabase,
 } from "../repositories/database.js";
+import { ImportJobRepository } from "../repositories/import-job.repository.js";
 import { NodeResultRepository } from "../repositories/node-result.repository.js";
 import { RunRepository } from "../repositories/run.repository.js";
 import { RunHistoryRepository } from "../repositories/run-history.repository.js";
@@ -26,6 +27,7 @@ import { AuthService } from "../services/auth.service.js";
 import { BackgroundMonitor } from "../services/background-monitor.js";
 import type { CredentialService } from "../services/credential.service.js";
 import { HealthService } from "../services/health.service.js";
+import { ImportService } from "../services/import/import.service.js";
 import { CallbackDeliverer } from "../services/runs/callback-deliverer.js";
 import { EmbeddedQueue } from "../services/runs/embedded-queue.js";
 import { NodeRunService } from "../services/runs/node-run.service.js";
@@ -70,6 +72,8 @@ export interface Container {
   callbacks: CallbackDeliverer;
   background: BackgroundMonitor;
   health: HealthService;
+  /** Repo import jobs (STUDIO_ENABLE_IMPORT); their routes exist only when import is on. */
+  imports: ImportService;
   close(): Promise<void>;
 }
 
@@ -212,10 +216,17 @@ export async function buildContainer(
     monitor: background,
     minIntervalSeconds: config.scheduleMinIntervalSeconds,
   });
+  const imports = new ImportService({
+    config: config.imports,
+    jobs: new ImportJobRepository(config.imports.dir),
+    logger,
+  });
+  if (config.enableImport) await imports.recover();
   return {
     config,
     logger,
     database,
+    imports,
     auth: new AuthService({ users, apiKeys: apiKeyRepository, tokens, allowSignup: config.allowSignup }),
     apiKeys: new ApiKeyService({ apiKeys: apiKeyRepository }),
     workflows,
@@ -242,6 +253,7 @@ export async function buildContainer(
     }),
     close: async () => {
       schedules.stop();
+      await imports.close();
       // Give running work a moment to finish; the timer must not keep the process alive. Pending
       // callbacks wait in the outbox for the next start; runs still running are taken over once
       // their lease expires.

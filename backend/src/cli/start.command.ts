@@ -29,6 +29,10 @@ export async function startCommand(): Promise<number> {
       { point: pause.point, nodeId: pause.nodeId },
       "STUDIO_TEST_PAUSE_AT is set (a testing aid): runs stop for good at that point",
     );
+  if (config.imports.testGitMirror)
+    logger.warn(
+      "STUDIO_TEST_IMPORT_GIT_MIRROR is set (a testing aid): GitHub URLs are cloned from bare repositories on this machine",
+    );
   const requeued = await container.runs.start();
   container.schedules.start();
   if (requeued > 0) logger.info({ runs: requeued }, "continuing runs left unfinished by the last stop");

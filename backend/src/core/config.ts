@@ -28,6 +28,8 @@ export interface Config {
   jwtTtlSeconds: number;
   allowSignup: boolean;
   enableImport: boolean;
+  /** Repo import (docs/en/import.md); read whether or not STUDIO_ENABLE_IMPORT is on. */
+  imports: ImportConfig;
   logLevel: LogLevel;
   logFormat: LogFormat;
   maxBodyBytes: number;
@@ -89,6 +91,41 @@ export interface EngineConfig {
   serverKeyEndpoints: readonly string[];
   /** A testing aid (STUDIO_TEST_PAUSE_AT): where runs stop for good, for crash tests; null in production. */
   testPauseAt: TestPauseAt | null;
+}
+
+export interface ImportConfig {
+  /** Where each import job keeps its job.json and source (STUDIO_IMPORT_DIR). */
+  dir: string;
+  /** The largest source accepted, `.git` not counted, and the largest zip upload. */
+  maxBytes: number;
+  /** Job directories older than this are deleted when the next import starts; 0: never. */
+  maxAgeHours: number;
+  /** The Docker image installs and runs happen in. */
+  image: string;
+  /** Docker's --memory (and --memory-swap, the same): a number with b, k, m or g. */
+  memory: string;
+  /** Docker's --cpus. */
+  cpus: number;
+  /** Docker's --pids-limit. */
+  pids: number;
+  /** The network of imported runs (installs use bridge, inspection none). */
+  network: "bridge" | "none";
+  /** Server environment names passed into the sandbox besides those a repo's .env.example declares. */
+  secrets: readonly string[];
+  /** docker: the sandbox; subprocess: tests and Docker-less machines, no sandbox at all. */
+  runtime: "docker" | "subprocess";
+  installTimeoutMs: number;
+  inspectTimeoutMs: number;
+  /** The import dir as the Docker host sees it (Compose); null: the same path as here. */
+  hostDir: string | null;
+  /** The group id of the Docker socket for the Compose image's user; null: unchanged. */
+  dockerGid: number | null;
+  /**
+   * A testing aid (STUDIO_TEST_IMPORT_GIT_MIRROR): a directory of bare repositories <owner>/<repo>.git
+   * that GitHub URLs are cloned from instead of github.com; null in production. Requests still
+   * name only https://github.com/… URLs.
+   */
+  testGitMirror: string | null;
 }
 
 /** A point of a run where crash tests stop the process: after a node's ledger row, or after the checkpoint of its superstep. */
@@ -229,6 +266,69 @@ function previousKeys(env: Env): string[] {
   return keys;
 }
 
+// Names the sandbox must never receive, whatever STUDIO_IMPORT_SECRETS says (the seed's table).
+const NEVER_PASSED = /^(JWT_SECRET|DATABASE_URL|REDIS_URL|STUDIO_.*)$/;
+
+function secretNames(env: Env): string[] {
+  const raw = text(env, "STUDIO_IMPORT_SECRETS");
+  if (raw === null) return [];
+  const names = raw.split(/[\s,]+/).filter(Boolean);
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw invalid("STUDIO_IMPORT_SECRETS", name, "environment variable names, comma-separated");
+    if (NEVER_PASSED.test(name))
+      throw invalid("STUDIO_IMPORT_SECRETS", name, "names other than JWT_SECRET, DATABASE_URL, REDIS_URL and STUDIO_*");
+  }
+  return names;
+}
+
+function dockerMemory(env: Env): string {
+  const raw = text(env, "STUDIO_IMPORT_MEMORY") ?? "1g";
+  if (!/^[1-9]\d*[bkmg]?$/i.test(raw)) throw invalid("STUDIO_IMPORT_MEMORY", raw, "a size such as 512m or 2g");
+  return raw.toLowerCase();
+}
+
+function dockerCpus(env: Env): number {
+  const raw = text(env, "STUDIO_IMPORT_CPUS") ?? "1";
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value <= 0 || value > 256)
+    throw invalid("STUDIO_IMPORT_CPUS", raw, "a number of CPUs above 0, such as 1 or 0.5");
+  return value;
+}
+
+function imageName(env: Env): string {
+  const raw = text(env, "STUDIO_IMPORT_IMAGE") ?? "python:3.12-slim";
+  // Handed to the Docker CLI as one argument: never something it would read as an option.
+  if (!/^[a-z0-9][a-z0-9._\-/:@]*$/i.test(raw) || raw.length > 255)
+    throw invalid("STUDIO_IMPORT_IMAGE", raw, "a Docker image reference such as python:3.12-slim");
+  return raw;
+}
+
+function importConfig(env: Env, dataDir: string): ImportConfig {
+  const hostDir = text(env, "STUDIO_IMPORT_HOST_DIR");
+  if (hostDir !== null && !isAbsolute(hostDir))
+    throw invalid("STUDIO_IMPORT_HOST_DIR", hostDir, "an absolute path on the Docker host");
+  const gid = text(env, "STUDIO_DOCKER_GID");
+  return {
+    dir: directory(env, "STUDIO_IMPORT_DIR", resolve(dataDir, "imports")),
+    maxBytes: integer(env, "STUDIO_IMPORT_MAX_BYTES", 200 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    maxAgeHours: integer(env, "STUDIO_IMPORT_MAX_AGE_HOURS", 72, 0, 100 * 365 * 24),
+    image: imageName(env),
+    memory: dockerMemory(env),
+    cpus: dockerCpus(env),
+    pids: integer(env, "STUDIO_IMPORT_PIDS", 256, 16, 1_000_000),
+    network: oneOf(env, "STUDIO_IMPORT_NETWORK", ["bridge", "none"] as const, "bridge"),
+    secrets: secretNames(env),
+    runtime: oneOf(env, "STUDIO_IMPORT_RUNTIME", ["docker", "subprocess"] as const, "docker"),
+    installTimeoutMs: integer(env, "STUDIO_IMPORT_INSTALL_TIMEOUT", 15 * 60, 1, 24 * 3600) * 1000,
+    inspectTimeoutMs: integer(env, "STUDIO_INSPECT_TIMEOUT", 120, 1, 3600) * 1000,
+    hostDir,
+    dockerGid: gid === null ? null : integer(env, "STUDIO_DOCKER_GID", 0, 0, 4_294_967_294),
+    testGitMirror:
+      text(env, "STUDIO_TEST_IMPORT_GIT_MIRROR") === null ? null : directory(env, "STUDIO_TEST_IMPORT_GIT_MIRROR", ""),
+  };
+}
+
 function testPauseAt(env: Env): TestPauseAt | null {
   const raw = text(env, "STUDIO_TEST_PAUSE_AT");
   if (raw === null) return null;
@@ -273,10 +373,11 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
   if (jwtSecret !== null && jwtSecret.length < 32) {
     throw invalid("JWT_SECRET", "(hidden)", "at least 32 characters");
   }
+  const dataDir = directory(env, "STUDIO_DATA_DIR", resolve(homedir(), ".superstep"));
   return {
     port: integer(env, "STUDIO_PORT", 8080, 0, 65535),
     host: text(env, "STUDIO_HOST") ?? "127.0.0.1",
-    dataDir: directory(env, "STUDIO_DATA_DIR", resolve(homedir(), ".superstep")),
+    dataDir,
     databaseUrl: databaseUrl(env),
     redisUrl,
     runJobs: runJobs(env, redisUrl),
@@ -285,6 +386,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     jwtTtlSeconds: integer(env, "STUDIO_JWT_TTL_SECONDS", 7 * 24 * 3600, 60, 365 * 24 * 3600),
     allowSignup: flag(env, "STUDIO_ALLOW_SIGNUP"),
     enableImport: flag(env, "STUDIO_ENABLE_IMPORT"),
+    imports: importConfig(env, dataDir),
     logLevel: logLevel(env),
     logFormat: logFormat(env, isTerminal),
     maxBodyBytes: integer(env, "STUDIO_MAX_BODY_BYTES", 2 * 1024 * 1024, 1024, 256 * 1024 * 1024),

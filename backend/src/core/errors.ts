@@ -6,6 +6,10 @@ export const CATALOG = {
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   VALIDATION_FAILED: { status: 422, message: "The request does not match the expected shape." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is larger than the server accepts." },
+  UPLOAD_INVALID: {
+    status: 400,
+    message: "The multipart/form-data body cannot be read (no boundary, or it ends before its closing boundary).",
+  },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "The request body must be JSON (Content-Type: application/json)." },
   NOT_FOUND: { status: 404, message: "No such route." },
   RATE_LIMITED: { status: 429, message: "Too many requests; wait a moment and try again." },
@@ -138,6 +142,57 @@ export const CATALOG = {
   HUMAN_WAIT_EXPIRED: { status: 409, message: "Nobody answered before the Human node's timeout; the run expired." },
   SUBGRAPH_FAILED: { status: 500, message: "The subgraph failed." },
   IMPORT_DISABLED: { status: 404, message: "Repository import is off on this server (STUDIO_ENABLE_IMPORT)." },
+  IMPORT_NOT_FOUND: { status: 404, message: "No such import." },
+  IMPORT_SOURCE_MISSING: {
+    status: 422,
+    message: "Give either a GitHub URL (JSON: url, branch, subdir) or a zip file (multipart field `file`).",
+  },
+  IMPORT_URL_INVALID: {
+    status: 422,
+    message:
+      "Only public GitHub repositories over https can be imported: https://github.com/<owner>/<repository>, optionally ending in .git; details say what was wrong.",
+  },
+  IMPORT_BRANCH_INVALID: { status: 422, message: "The branch is not a branch name git accepts." },
+  IMPORT_SUBDIR_INVALID: {
+    status: 422,
+    message: "The sub-directory must be a relative path inside the repository (no .., no absolute path).",
+  },
+  IMPORT_SUBDIR_NOT_FOUND: { status: 422, message: "The repository has no such sub-directory." },
+  IMPORT_CLONE_FAILED: {
+    status: 502,
+    message:
+      "git could not clone the repository: it may not exist, be private, or have no such branch; details give git's words.",
+  },
+  IMPORT_ZIP_INVALID: { status: 422, message: "The uploaded file is not a zip archive that can be read." },
+  IMPORT_ZIP_UNSAFE_ENTRY: {
+    status: 422,
+    message:
+      "The zip has an entry that would be written outside its folder (.., an absolute path, a drive letter) or is a symlink; nothing was kept.",
+  },
+  IMPORT_ZIP_TOO_MANY_ENTRIES: { status: 422, message: "The zip has more entries than an import accepts." },
+  IMPORT_SOURCE_TOO_LARGE: {
+    status: 413,
+    message: "The source is larger than STUDIO_IMPORT_MAX_BYTES allows (.git not counted).",
+  },
+  IMPORT_NO_GRAPH: {
+    status: 422,
+    message:
+      "No LangGraph graph was found: no langgraph.json graphs, and no .py file with StateGraph and x = ….compile(…).",
+  },
+  IMPORT_GRAPH_JAVASCRIPT: {
+    status: 422,
+    message: "langgraph.json names JavaScript graphs (.ts, .mts, .js); only Python graphs can be imported.",
+  },
+  IMPORT_LANGGRAPH_INVALID: {
+    status: 422,
+    message: "langgraph.json cannot be used (not JSON, no graphs map, or an entry that is not path:variable).",
+  },
+  IMPORT_LIMIT_REACHED: {
+    status: 429,
+    message: "You have as many imports uploading or running as this server allows at once; wait for one to finish.",
+  },
+  IMPORT_INTERRUPTED: { status: 409, message: "Import interrupted by a restart." },
+  IMPORT_FAILED: { status: 500, message: "The import failed on the server; its log says where." },
   // Server
   DATABASE_UNAVAILABLE: { status: 503, message: "The database does not answer." },
   SERVER_BUSY: {

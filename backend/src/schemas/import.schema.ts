@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+/** A GitHub source; the URL's rules (https, github.com, no credentials) are checked by the import service. */
+export const githubImportBody = z.strictObject({
+  url: z.string().trim().min(1).max(500),
+  branch: z.string().max(255).nullish(),
+  subdir: z.string().max(1000).nullish(),
+});
+export type GithubImportBody = z.infer<typeof githubImportBody>;
+
+export const importParams = z.strictObject({ id: z.string().min(1).max(64) });
+
+const stepName = z.enum(["download", "install", "check", "ready"]);
+
+export const importJobView = z.object({
+  id: z.string(),
+  owner_id: z.string(),
+  source: z.union([
+    z.object({
+      kind: z.literal("github"),
+      url: z.string(),
+      branch: z.string().nullable(),
+      subdir: z.string().nullable(),
+    }),
+    z.object({ kind: z.literal("zip"), file_name: z.string(), bytes: z.number().int() }),
+  ]),
+  status: z.enum(["running", "succeeded", "failed", "interrupted"]),
+  step: stepName,
+  steps: z.array(
+    z.object({
+      name: stepName,
+      status: z.enum(["pending", "running", "done", "failed", "skipped"]),
+      started_at: z.string().nullable(),
+      finished_at: z.string().nullable(),
+    }),
+  ),
+  logs: z.array(z.object({ ts: z.string(), step: stepName, line: z.string() })),
+  graphs: z.array(
+    z.object({
+      id: z.string(),
+      spec: z.string(),
+      file: z.string().nullable(),
+      module: z.string().nullable(),
+      variable: z.string(),
+      line: z.number().int().nullable(),
+      origin: z.enum(["langgraph.json", "scan"]),
+    }),
+  ),
+  env_names: z.array(z.string()),
+  project: z
+    .object({ kind: z.enum(["pyproject", "setup.py", "requirements", "none"]), files: z.array(z.string()) })
+    .nullable(),
+  source_bytes: z.number().int().nullable(),
+  error: z.object({ code: z.string(), message: z.string(), details: z.unknown() }).nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  pid: z.number().int(),
+  keep: z.boolean(),
+});
