@@ -167,6 +167,13 @@ describe("Redis mode: schedules as BullMQ job schedulers, over an API and a work
     const enabled = await call(client, "PUT", url, { cron: EVERY_TWO_SECONDS, enabled: true });
     expect(enabled.status).toBe(200);
     expect(await fires.getJobScheduler(stopped.id)).toMatchObject({ pattern: EVERY_TWO_SECONDS });
+    // A changed cron or time zone changes the scheduler too.
+    const changed = await call(client, "PUT", url, { cron: "*/4 * * * * *", timezone: "Asia/Ho_Chi_Minh" });
+    expect(changed.status).toBe(200);
+    expect(await fires.getJobScheduler(stopped.id)).toMatchObject({
+      pattern: "*/4 * * * * *",
+      tz: "Asia/Ho_Chi_Minh",
+    });
 
     expect((await call(client, "DELETE", url)).status).toBe(200);
     expect(await fires.getJobScheduler(stopped.id)).toBeUndefined();
