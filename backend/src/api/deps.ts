@@ -44,6 +44,7 @@ import { RunThreadPool } from "../services/runs/run-thread-pool.js";
 import type { RunWorker } from "../services/runs/run-worker.js";
 import { TriggerRateLimiter } from "../services/runs/trigger-rate.js";
 import { ScheduleService } from "../services/schedule.service.js";
+import { DatabaseScheduleTimer, type ScheduleTimer } from "../services/schedule-timer.js";
 import type { WorkflowService } from "../services/workflow.service.js";
 
 export interface Container {
@@ -125,7 +126,7 @@ export async function buildContainer(
       ? runRepository
       : new RunRepository(runWork.db, { settled: () => database.settled(), writes: runWork.writes });
   const background = new BackgroundMonitor(logger);
-  const { queue, bus, redisPing } = await openQueueAndBus(config, logger, background);
+  const { queue, bus, redisPing, scheduleTimer } = await openQueueAndBus(config, logger, background);
   // Names this process in the leases and claims it takes.
   const processId = randomUUID();
   const base = config.callbackRetryBaseMs;
@@ -215,6 +216,7 @@ export async function buildContainer(
     logger,
     monitor: background,
     minIntervalSeconds: config.scheduleMinIntervalSeconds,
+    timer: scheduleTimer,
   });
   const imports = new ImportService({
     config: config.imports,
@@ -252,7 +254,7 @@ export async function buildContainer(
       background: () => background.view(),
     }),
     close: async () => {
-      schedules.stop();
+      await schedules.close();
       await imports.close();
       // Give running work a moment to finish; the timer must not keep the process alive. Pending
       // callbacks wait in the outbox for the next start; runs still running are taken over once
@@ -271,7 +273,8 @@ export async function buildContainer(
 }
 
 /**
- * The queue and the run bus: in this process, or (REDIS_URL) BullMQ and pub/sub on Redis, loaded
+ * The queue, the run bus and the schedules' timer: in this process, or (REDIS_URL) BullMQ, pub/sub
+ * and BullMQ job schedulers on Redis, loaded
  * only then. Redis that does not answer at start is logged, not fatal: runs wait, queued in the
  * database, and the sweeper hands them to the queue once it answers (/api/health says so meanwhile).
  */
@@ -279,7 +282,12 @@ async function openQueueAndBus(
   config: Config,
   logger: Logger,
   background: BackgroundMonitor,
-): Promise<{ queue: RunQueue; bus: RunBus; redisPing: (() => Promise<void>) | null }> {
+): Promise<{
+  queue: RunQueue;
+  bus: RunBus;
+  redisPing: (() => Promise<void>) | null;
+  scheduleTimer: ScheduleTimer;
+}> {
   if (!config.redisUrl) {
     return {
       queue: new EmbeddedQueue({
@@ -289,6 +297,9 @@ async function openQueueAndBus(
       }),
       bus: new MemoryRunBus(),
       redisPing: null,
+      scheduleTimer: new DatabaseScheduleTimer({
+        onError: (error) => background.failed("schedules", "scheduler tick failed: the database did not answer", error),
+      }),
     };
   }
   const { openRedisMode, shownRedisUrl } = await import("../services/runs/redis-mode.js");
@@ -310,5 +321,5 @@ async function openQueueAndBus(
       ? "queue on Redis: this process executes queued runs"
       : "queue on Redis: this process queues runs; worker processes (superstep worker) execute them",
   );
-  return { queue: redis.queue, bus: redis.bus, redisPing: redis.ping };
+  return { queue: redis.queue, bus: redis.bus, redisPing: redis.ping, scheduleTimer: redis.schedules };
 }

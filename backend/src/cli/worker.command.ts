@@ -42,6 +42,8 @@ export async function workerCommand(): Promise<number> {
     throw error;
   }
   const requeued = await container.runs.start();
+  // Workers take schedules' fires too (BullMQ job schedulers: each fire is one job, whoever takes it).
+  container.schedules.start();
   if (requeued > 0) logger.info({ runs: requeued }, "queued again the runs left unfinished by a stopped process");
   logger.info(
     { db: container.database.kind, concurrency: config.workerConcurrency },

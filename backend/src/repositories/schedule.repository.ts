@@ -70,6 +70,11 @@ export class ScheduleRepository {
     await this.#db.deleteFrom("schedules").where("id", "=", id).execute();
   }
 
+  /** Every enabled schedule (the Redis mode compares them with its job schedulers). */
+  listEnabled(): Promise<ScheduleRow[]> {
+    return this.#db.selectFrom("schedules").selectAll().where("enabled", "=", 1).orderBy("id").execute();
+  }
+
   findDue(now: string, limit: number): Promise<ScheduleRow[]> {
     return this.#db
       .selectFrom("schedules")

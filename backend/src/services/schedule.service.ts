@@ -2,6 +2,10 @@
 // missed while the server was down runs once when it comes back, never once per missed time. No
 // schedule fires more often than STUDIO_SCHEDULE_MIN_INTERVAL: a cron that would is refused when
 // saved, and the scheduler itself spaces the fires of any schedule that slips through.
+//
+// When a schedule fires is up to its timer (schedule-timer.ts): the database polled every second
+// here, or BullMQ job schedulers on Redis. Either way a fire is claimed in the database first
+// (claimFire), and only the claim's winner starts the run.
 import { CronExpressionParser } from "cron-parser";
 import { type Actor, assertOwned } from "../core/authz.js";
 import { AppError } from "../core/errors.js";
@@ -11,6 +15,7 @@ import type { ScheduleRepository } from "../repositories/schedule.repository.js"
 import type { WorkflowRepository } from "../repositories/workflow.repository.js";
 import type { BackgroundMonitor } from "./background-monitor.js";
 import type { RunService } from "./runs/run.service.js";
+import type { ScheduleTimer } from "./schedule-timer.js";
 
 export interface ScheduleBody {
   cron: string;
@@ -94,7 +99,7 @@ export class ScheduleService {
   readonly #logger: Logger;
   readonly #monitor: BackgroundMonitor;
   readonly #minIntervalMs: number;
-  #timer: NodeJS.Timeout | null = null;
+  readonly #timer: ScheduleTimer;
 
   constructor(deps: {
     schedules: ScheduleRepository;
@@ -103,7 +108,9 @@ export class ScheduleService {
     logger: Logger;
     monitor: BackgroundMonitor;
     minIntervalSeconds: number;
+    timer: ScheduleTimer;
   }) {
+    this.#timer = deps.timer;
     this.#monitor = deps.monitor;
     this.#schedules = deps.schedules;
     this.#workflows = deps.workflows;
@@ -119,19 +126,23 @@ export class ScheduleService {
 
   async create(actor: Actor, workflowId: string, body: ScheduleBody): Promise<ScheduleView> {
     await this.#workflow(actor, workflowId);
-    return toScheduleView(await this.#schedules.create(workflowId, actor.userId, this.#fields(body)));
+    const created = await this.#schedules.create(workflowId, actor.userId, this.#fields(body));
+    await this.#follow(created.id, () => this.#timer.saved(created));
+    return toScheduleView(created);
   }
 
   async update(actor: Actor, workflowId: string, id: string, body: ScheduleBody): Promise<ScheduleView> {
     await this.#owned(actor, workflowId, id);
     const updated = await this.#schedules.update(id, this.#fields(body));
     if (!updated) throw new AppError("SCHEDULE_NOT_FOUND");
+    await this.#follow(id, () => this.#timer.saved(updated));
     return toScheduleView(updated);
   }
 
   async delete(actor: Actor, workflowId: string, id: string): Promise<void> {
     await this.#owned(actor, workflowId, id);
     await this.#schedules.delete(id);
+    await this.#follow(id, () => this.#timer.removed(id));
   }
 
   /**
@@ -150,50 +161,100 @@ export class ScheduleService {
   async tick(now = new Date()): Promise<number> {
     let fired = 0;
     for (const schedule of await this.#schedules.findDue(now.toISOString(), 100)) {
-      const dueAt = schedule.next_fire_at as string;
-      // The next fire is computed from now, not from the missed time: a long outage fires once.
-      // It is never sooner than the minimum interval after this one, whatever the cron says.
-      const earliest = Date.parse(dueAt) + this.#minIntervalMs - 1;
-      const next = nextFire(schedule.cron, schedule.timezone, new Date(Math.max(now.getTime(), earliest)));
-      if (!(await this.#schedules.claimFire(schedule.id, dueAt, next))) continue;
-      try {
-        const actor: Actor = { userId: schedule.owner_id, role: "member", via: "session" };
-        await this.#runs.trigger(
-          actor,
-          schedule.workflow_id,
-          { input: JSON.parse(schedule.input) as Record<string, unknown> },
-          { trigger: "schedule", idempotencyKey: `schedule:${schedule.id}:${dueAt}`, scheduleId: schedule.id },
-        );
-        fired++;
-      } catch (error) {
-        // Refused (the owner's run limits, an invalid workflow): this fire is skipped, not retried.
-        // Anything else (the database went away) is a failure of the scheduler, counted as one.
-        if (error instanceof AppError) {
-          this.#logger.warn(
-            { err: error, code: error.code, schedule: schedule.id, fire: dueAt },
-            "scheduled run not started",
-          );
-        } else {
-          this.#monitor.failed("schedules", "scheduled run not started", error, { schedule: schedule.id, fire: dueAt });
-        }
-      }
+      if (await this.#fire(schedule, now)) fired++;
     }
     return fired;
   }
 
-  start(everyMs = 1000): void {
-    this.#timer = setInterval(
-      () =>
-        void this.tick().catch((error: unknown) =>
-          this.#monitor.failed("schedules", "scheduler tick failed: the database did not answer", error),
-        ),
-      everyMs,
-    );
-    this.#timer.unref();
+  /**
+   * Fires one schedule for its fire at `at` (a job scheduler's job on Redis), if the database says
+   * it is due by then: a fire already claimed, or one the minimum interval or a changed cron has
+   * moved on, starts nothing. Resolves true when a run was started.
+   */
+  async fireOne(scheduleId: string, at: Date): Promise<boolean> {
+    const schedule = await this.#schedules.findById(scheduleId);
+    if (!schedule) {
+      // Deleted while its job scheduler stayed behind (Redis away then): removed now.
+      await this.#follow(scheduleId, () => this.#timer.removed(scheduleId));
+      return false;
+    }
+    const now = new Date(Math.max(Date.now(), at.getTime()));
+    if (schedule.enabled !== 1 || !schedule.next_fire_at || Date.parse(schedule.next_fire_at) > now.getTime()) {
+      return false;
+    }
+    return this.#fire(schedule, now);
   }
 
+  /** Claims the schedule's due fire and starts its run; false when another process claimed it first. */
+  async #fire(schedule: ScheduleRow, now: Date): Promise<boolean> {
+    const dueAt = schedule.next_fire_at as string;
+    // The next fire is computed from now, not from the missed time: a long outage fires once.
+    // It is never sooner than the minimum interval after this one, whatever the cron says.
+    const earliest = Date.parse(dueAt) + this.#minIntervalMs - 1;
+    const next = nextFire(schedule.cron, schedule.timezone, new Date(Math.max(now.getTime(), earliest)));
+    if (!(await this.#schedules.claimFire(schedule.id, dueAt, next))) return false;
+    try {
+      const actor: Actor = { userId: schedule.owner_id, role: "member", via: "session" };
+      await this.#runs.trigger(
+        actor,
+        schedule.workflow_id,
+        { input: JSON.parse(schedule.input) as Record<string, unknown> },
+        { trigger: "schedule", idempotencyKey: `schedule:${schedule.id}:${dueAt}`, scheduleId: schedule.id },
+      );
+      return true;
+    } catch (error) {
+      // Refused (the owner's run limits, an invalid workflow): this fire is skipped, not retried.
+      // Anything else (the database went away) is a failure of the scheduler, counted as one.
+      if (error instanceof AppError) {
+        this.#logger.warn(
+          { err: error, code: error.code, schedule: schedule.id, fire: dueAt },
+          "scheduled run not started",
+        );
+      } else {
+        this.#monitor.failed("schedules", "scheduled run not started", error, { schedule: schedule.id, fire: dueAt });
+      }
+      return false;
+    }
+  }
+
+  /**
+   * Starts firing schedules from this process (its timer: the database polled every `pollEveryMs`,
+   * or Redis's job schedulers).
+   */
+  start(pollEveryMs?: number): void {
+    this.#timer.start(
+      {
+        tick: () => this.tick(),
+        fire: async (scheduleId, at) => {
+          await this.fireOne(scheduleId, at);
+        },
+        enabled: () => this.#schedules.listEnabled(),
+      },
+      pollEveryMs,
+    );
+  }
+
+  /** Stops firing (what the timer holds is released in the background; close() waits for it). */
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
+    void this.close();
+  }
+
+  async close(): Promise<void> {
+    await this.#timer.close().catch(() => undefined);
+  }
+
+  /**
+   * Tells the timer of a saved or deleted schedule. The database is the record: a timer that
+   * cannot follow now (Redis away) is reported, not thrown, and its next reconcile catches up.
+   */
+  async #follow(scheduleId: string, tell: () => Promise<void>): Promise<void> {
+    try {
+      await tell();
+    } catch (error) {
+      this.#monitor.failed("schedules", "schedule saved; its job scheduler will be matched once Redis answers", error, {
+        schedule: scheduleId,
+      });
+    }
   }
 
   #fields(body: ScheduleBody, now = new Date()) {

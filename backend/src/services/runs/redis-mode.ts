@@ -1,8 +1,9 @@
 // Everything of the Redis mode (REDIS_URL set) in one place, loaded only then: the BullMQ run
-// queue, the pub/sub run bus, a ping for /api/health, and the check of the server's settings.
+// queue, the pub/sub run bus, the schedules' job schedulers, a ping for /api/health, and the check of the server's settings.
 import type { Redis } from "ioredis";
 import type { Logger } from "../../core/logging.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
+import { RedisScheduleTimer } from "../redis-schedule-timer.js";
 import { RedisRunBus } from "./redis-run-bus.js";
 import { RedisRunQueue } from "./redis-run-queue.js";
 
@@ -12,6 +13,8 @@ const PING_TIMEOUT_MS = 2000;
 export interface RedisMode {
   queue: RedisRunQueue;
   bus: RedisRunBus;
+  /** The schedules' timer: one BullMQ job scheduler per enabled schedule (closed by the schedule service). */
+  schedules: RedisScheduleTimer;
   /** Resolves when Redis answers a PING; rejects otherwise (not connected, or no answer in time). */
   ping(): Promise<void>;
   /** Warnings about the server's settings, or about it not answering (logged at start). */
@@ -74,6 +77,11 @@ export async function openRedisMode(options: {
     onFailure: (runId, error) => monitor.failed("queue", "queued run failed", error, { runId }),
     onError,
   });
+  const schedules = new RedisScheduleTimer(bullmq, {
+    url,
+    connection: watch(new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }), "schedules"),
+    onError: (message, error) => monitor.failed("schedules", message, error),
+  });
   const ping = async () => {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -90,6 +98,7 @@ export async function openRedisMode(options: {
   return {
     queue,
     bus,
+    schedules,
     ping,
     check: async () => {
       try {
