@@ -537,7 +537,7 @@ async def cmd_inspect(args) -> int:
                 emit("graph_error", id=spec.id, **e.info)
             except Exception as e:  # get_graph itself failed: still the graph's fault
                 failed = True
-                emit("graph_error", id=spec.id, **describe_failure(e, root))
+                emit("graph_error", id=spec.id, stage="inspect", **describe_failure(e, root))
     return EXIT_LOAD_FAILED if failed else EXIT_OK
 
 

@@ -321,3 +321,40 @@ def test_bad_arguments_are_a_usage_error(repo):
     result = run_runner("inspect", "--root", str(root), "--graph", "no-equals-sign")
     assert result.code == 2
     assert result.one("error")["kind"] == "usage"
+
+
+def test_dotenv_in_the_root_is_loaded_before_the_graph(repo):
+    root = repo(
+        {
+            ".env": "ACME_API_KEY=from-dotenv\n",
+            "g.py": """
+            import os
+            from common import builder
+            assert os.environ["ACME_API_KEY"] == "from-dotenv"
+            graph = builder().compile()
+            """,
+            "common.py": STATE,
+        }
+    )
+    result = run_runner("inspect", "--root", str(root), "--graph", "env=./g.py:graph")
+    assert result.code == 0, result.stderr
+    assert result.one("graph")["id"] == "env"
+
+
+def test_a_graph_whose_get_graph_fails_is_reported_at_the_inspect_stage(repo):
+    root = repo(
+        {
+            "g.py": """
+            from common import builder
+            graph = builder().compile()
+            def broken(*args, **kwargs):
+                raise RuntimeError("cannot draw")
+            graph.get_graph = broken
+            """,
+            "common.py": STATE,
+        }
+    )
+    result = run_runner("inspect", "--root", str(root), "--graph", "draw=./g.py:graph")
+    error = result.one("graph_error")
+    assert result.code == 3 and error["stage"] == "inspect" and error["message"] == "cannot draw"
+    assert error["location"] == {"file": "g.py", "line": 4, "function": "broken"}

@@ -307,3 +307,86 @@ def test_an_interrupt_inside_a_subgraph_resumes_in_a_new_process(repo, tmp_path)
     assert second.lines[-1]["type"] == "run_finished"
     # The subgraph returns its whole state, which the parent's add reducer appends again.
     assert second.lines[-1]["state"] == {"log": ["prepared", "prepared", "Ana"]}
+
+
+FILE_SAVER = """
+import os
+import pickle
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+
+PATH = os.path.join(os.path.dirname(__file__), "saver.pickle")
+
+
+class FileSaver(BaseCheckpointSaver):
+    # A persistent saver of the repository's own (as a SQLite or PostgreSQL one would be): it keeps
+    # its checkpoints in a file, so a second process finds them by thread id.
+    def __init__(self):
+        super().__init__()
+        self.inner = InMemorySaver()
+        if os.path.exists(PATH):
+            with open(PATH, "rb") as f:
+                storage, writes, blobs = pickle.load(f)
+            for thread, namespaces in storage.items():
+                for ns, checkpoints in namespaces.items():
+                    self.inner.storage[thread][ns].update(checkpoints)
+            self.inner.writes.update(writes)
+            self.inner.blobs.update(blobs)
+
+    def _save(self):
+        storage = {t: {ns: dict(c) for ns, c in nss.items()} for t, nss in self.inner.storage.items()}
+        with open(PATH, "wb") as f:
+            pickle.dump((storage, dict(self.inner.writes), dict(self.inner.blobs)), f)
+
+    def get_tuple(self, config):
+        return self.inner.get_tuple(config)
+
+    def list(self, config, **kwargs):
+        return self.inner.list(config, **kwargs)
+
+    def put(self, *args):
+        stored = self.inner.put(*args)
+        self._save()
+        return stored
+
+    def put_writes(self, *args, **kwargs):
+        self.inner.put_writes(*args, **kwargs)
+        self._save()
+
+    async def aget_tuple(self, config):
+        return self.get_tuple(config)
+
+    async def alist(self, config, **kwargs):
+        for item in self.list(config, **kwargs):
+            yield item
+
+    async def aput(self, *args):
+        return self.put(*args)
+
+    async def aput_writes(self, *args, **kwargs):
+        return self.put_writes(*args, **kwargs)
+
+    def get_next_version(self, current, channel):
+        return self.inner.get_next_version(current, channel)
+"""
+
+
+def test_a_graph_with_its_own_persistent_checkpointer_keeps_it(repo):
+    root = repo(
+        {
+            "saver.py": FILE_SAVER,
+            "flow.py": COUNTED.replace(
+                "graph = g.compile()", "from saver import FileSaver\ngraph = g.compile(checkpointer=FileSaver())"
+            ),
+        }
+    )
+    args = ["run", "--root", str(root), "--graph", "f=./flow.py:graph", "--thread-id", "t-1"]
+    first = run_runner(*args, "--input", '{"log": []}')
+    assert first.code == 0, first.stderr
+    assert first.one("run_started")["checkpointer"] == "own"
+    assert first.of("checkpoint") == [] and first.lines[-1]["type"] == "waiting"
+    # A new process finds the run in the graph's own saver by thread id.
+    second = run_runner(*args, "--resume", '"yes"')
+    assert second.code == 0, second.stderr
+    assert calls(root) == ["draft", "review", "review", "publish"]
+    assert second.lines[-1]["state"] == {"log": ["drafted", "review: yes", "published"]}
