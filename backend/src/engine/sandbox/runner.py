@@ -371,16 +371,23 @@ def find_value(spec: GraphSpec, module) -> Any:
     raise LookupError(f"no graph found in {spec.path or spec.module}")
 
 
-def _server_runtime(access_context: str, context: Any):
-    """langgraph-api's ServerRuntime (langgraph_sdk.runtime) when the SDK has it, else None."""
+def _new_store():
     try:
         from langgraph.store.memory import InMemoryStore
+    except ImportError:
+        return None
+    return InMemoryStore()
+
+
+def _server_runtime(access_context: str, context: Any, store: Any):
+    """langgraph-api's ServerRuntime (langgraph_sdk.runtime) when the SDK has it, else None."""
+    try:
         from langgraph_sdk.runtime import _ExecutionRuntime, _ReadRuntime
     except ImportError:
         return None
     if access_context == "threads.create_run":
-        return _ExecutionRuntime(access_context=access_context, user=None, store=InMemoryStore(), context=context)
-    return _ReadRuntime(access_context=access_context, user=None, store=InMemoryStore())
+        return _ExecutionRuntime(access_context=access_context, user=None, store=store, context=context)
+    return _ReadRuntime(access_context=access_context, user=None, store=store)
 
 
 def _is_runtime_parameter(fn, parameter: pyinspect.Parameter) -> bool:
@@ -441,7 +448,9 @@ class LoadFailure(Exception):
         self.info = info
 
 
-async def load_graph(spec: GraphSpec, root: str, stack, config: dict, access_context: str, context=None, env_example=None):
+async def load_graph(
+    spec: GraphSpec, root: str, stack, config: dict, access_context: str, context=None, env_example=None, store=None
+):
     _network_attempts.clear()
     stage = "import"
     try:
@@ -449,7 +458,7 @@ async def load_graph(spec: GraphSpec, root: str, stack, config: dict, access_con
             module = import_target(spec, root)
             stage = "build"
             value = find_value(spec, module)
-            return await resolve_graph(value, stack, config, _server_runtime(access_context, context))
+            return await resolve_graph(value, stack, config, _server_runtime(access_context, context, store))
     except (Exception, NetworkDuringLoad) as e:
         traceback.print_exception(e)
         info = describe_failure(e, root, env_example)
@@ -530,7 +539,7 @@ async def cmd_inspect(args) -> int:
     for spec in specs:
         async with contextlib.AsyncExitStack() as stack:
             try:
-                graph = await load_graph(spec, root, stack, {"configurable": {}}, "assistants.read")
+                graph = await load_graph(spec, root, stack, {"configurable": {}}, "assistants.read", store=_new_store())
                 emit("graph", **describe_graph(spec, graph, root))
             except LoadFailure as e:
                 failed = True
@@ -668,7 +677,10 @@ async def cmd_run(args) -> int:
         context = graph_input.pop("__context__")
     prepare_root(root)
 
-    from langgraph.checkpoint.memory import InMemorySaver
+    try:
+        from langgraph.checkpoint.memory import InMemorySaver
+    except ImportError:  # langgraph before the rename
+        from langgraph.checkpoint.memory import MemorySaver as InMemorySaver
     from langgraph.types import Command
 
     thread_id = args.thread_id or str(uuid.uuid4())
@@ -676,11 +688,15 @@ async def cmd_run(args) -> int:
     config: dict[str, Any] = {"configurable": configurable}
     async with contextlib.AsyncExitStack() as stack:
         try:
-            graph = await load_graph(spec, root, stack, config, "threads.create_run", context, env_example)
+            # One store for the factory's runtime and the graph, as langgraph dev gives both.
+            store = _new_store()
+            graph = await load_graph(spec, root, stack, config, "threads.create_run", context, env_example, store)
         except LoadFailure as e:
             emit("error", phase="load", **e.info)
             return EXIT_LOAD_FAILED
 
+        if getattr(graph, "store", None) is None and store is not None:
+            graph = graph.copy(update={"store": store})
         own = graph.checkpointer not in (None, True, False) and not isinstance(graph.checkpointer, InMemorySaver)
         saver = None
         if not own:

@@ -390,3 +390,37 @@ def test_a_graph_with_its_own_persistent_checkpointer_keeps_it(repo):
     assert second.code == 0, second.stderr
     assert calls(root) == ["draft", "review", "review", "publish"]
     assert second.lines[-1]["state"] == {"log": ["drafted", "review: yes", "published"]}
+
+
+def test_a_factory_gets_the_execution_runtime_and_the_graph_a_store(repo):
+    root = repo(
+        {
+            "g.py": """
+            from typing import TypedDict
+            from langgraph.graph import StateGraph, START, END
+            from langgraph.runtime import Runtime
+            from langgraph_sdk.runtime import ServerRuntime
+
+            class S(TypedDict, total=False):
+                reply: str
+                stored: dict
+
+            def make_graph(config, runtime: ServerRuntime):
+                # Only a run has an execution runtime, carrying the run's context.
+                greeting = runtime.execution_runtime.context["greeting"]
+
+                def greet(state, runtime: Runtime):
+                    runtime.store.put(("notes",), "last", {"greeting": greeting})
+                    return {"reply": greeting, "stored": runtime.store.get(("notes",), "last").value}
+
+                g = StateGraph(S)
+                g.add_node("greet", greet)
+                g.add_edge(START, "greet")
+                g.add_edge("greet", END)
+                return g.compile()
+            """
+        }
+    )
+    result = run_runner("run", "--root", str(root), "--graph", "f=./g.py:make_graph", "--input", '{"__context__": {"greeting": "xin chào"}}')
+    assert result.code == 0, result.stderr
+    assert result.one("run_finished")["state"] == {"reply": "xin chào", "stored": {"greeting": "xin chào"}}
