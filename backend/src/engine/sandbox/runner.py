@@ -589,20 +589,25 @@ def _untyped(serde, pair):
     return serde.loads_typed((pair[0], base64.b64decode(pair[1])))
 
 
-def export_checkpoint(saver, thread_id: str) -> tuple[dict | None, str | None]:
+def export_checkpoint(saver, thread_id: str) -> tuple[dict | None, str | None, int | None]:
     """The newest checkpoint of each namespace of the thread, with its pending writes, encoded
-    with JsonPlusSerializer (base64). Returns (payload, None) or (None, reason)."""
+    with JsonPlusSerializer (base64). Returns (payload, None, step) or (None, reason, step), where
+    step is the superstep of the newest root checkpoint: what the saver holds, which may be a
+    step behind the stream's event that asked for it."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
     strict = JsonPlusSerializer()
     entries = []
     seen_ns = set()
+    step = None
     try:
         for item in saver.list({"configurable": {"thread_id": thread_id}}):
             ns = item.config["configurable"].get("checkpoint_ns", "")
             if ns in seen_ns:
                 continue
             seen_ns.add(ns)
+            if ns == "":
+                step = (item.metadata or {}).get("step")
             entries.append(
                 {
                     "checkpoint_ns": ns,
@@ -615,14 +620,14 @@ def export_checkpoint(saver, thread_id: str) -> tuple[dict | None, str | None]:
                 }
             )
     except Exception as e:
-        return None, f"state cannot be serialised: {type(e).__name__}: {e}"
+        return None, f"state cannot be serialised: {type(e).__name__}: {e}", step
     if not entries:
-        return None, "no checkpoint yet"
+        return None, "no checkpoint yet", step
     payload = {"format": CHECKPOINT_FORMAT, "thread_id": thread_id, "entries": entries}
     size = len(json.dumps(payload))
     if size > CHECKPOINT_LIMIT_BYTES:
-        return None, f"checkpoint is {size} bytes, over the {CHECKPOINT_LIMIT_BYTES} byte (2 MB) limit"
-    return payload, None
+        return None, f"checkpoint is {size} bytes, over the {CHECKPOINT_LIMIT_BYTES} byte (2 MB) limit", step
+    return payload, None, step
 
 
 def import_checkpoint(saver, payload: dict) -> str:
@@ -728,15 +733,17 @@ async def cmd_run(args) -> int:
         pending_interrupts: list = []
         last_shipped = None
 
-        def ship(step: int):
+        def ship():
+            # Called at each root checkpoint event and at the end; the line carries the step of
+            # what the saver holds, and is printed only when that changed.
             nonlocal last_shipped
             if saver is None:
                 return
-            data, reason = export_checkpoint(saver, thread_id)
+            data, reason, step = export_checkpoint(saver, thread_id)
             if data is None:
-                if reason != "no checkpoint yet" and last_shipped != reason:
+                if reason != "no checkpoint yet" and last_shipped != (reason, step):
                     emit("checkpoint_unavailable", superstep=step, reason=reason)
-                    last_shipped = reason
+                    last_shipped = (reason, step)
                 return
             key = json.dumps(data, sort_keys=True)
             if key != last_shipped:
@@ -755,7 +762,7 @@ async def cmd_run(args) -> int:
                 if mode == "checkpoints":
                     if not namespace:
                         superstep = int((chunk.get("metadata") or {}).get("step", superstep - 1)) + 1
-                        ship(superstep - 1)
+                        ship()
                 elif mode == "tasks" and "input" in chunk:
                     node = _node_id(namespace, chunk["name"])
                     last_step = superstep
@@ -776,11 +783,11 @@ async def cmd_run(args) -> int:
             emit("error", phase="run", **describe_failure(e, root, env_example))
             return EXIT_RUN_FAILED
         except Exception as e:
-            ship(superstep)
+            ship()
             emit("error", phase="run", superstep=superstep, **describe_failure(e, root, env_example))
             return EXIT_RUN_FAILED
 
-        ship(superstep)
+        ship()
         state = await graph.aget_state(config)
         values = to_jsonable(state.values)
         if state.next or pending_interrupts:

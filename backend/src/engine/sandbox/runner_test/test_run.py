@@ -169,8 +169,10 @@ def test_a_checkpoint_over_2_mb_is_unavailable_and_the_run_still_finishes(repo):
     assert "over the 2097152 byte (2 MB) limit" in unavailable["reason"]
     assert unavailable["superstep"] == 1
     assert len(result.one("run_finished")["state"]["blob"]) == 3_000_000
-    # Before the big value the checkpoint was small enough to ship.
-    assert [line["superstep"] for line in result.of("checkpoint")] == [0]
+    # Before the big value the checkpoint was small enough to ship (the input's checkpoint, -1,
+    # is shipped too when the saver holds it by the time its event arrives).
+    shipped = [line["superstep"] for line in result.of("checkpoint")]
+    assert shipped and set(shipped) <= {-1, 0}
 
 
 def test_state_that_cannot_be_serialised_is_unavailable_and_the_run_still_finishes(repo):
