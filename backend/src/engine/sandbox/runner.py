@@ -704,6 +704,8 @@ async def cmd_run(args) -> int:
             graph = graph.copy(update={"store": store})
         own = graph.checkpointer not in (None, True, False) and not isinstance(graph.checkpointer, InMemorySaver)
         saver = None
+        if own and checkpoint_payload is not None:
+            raise UsageError("--checkpoint is for graphs without a checkpointer of their own; use --thread-id")
         if not own:
             saver = InMemorySaver(serde=_LocalSerde())
             graph = graph.copy(update={"checkpointer": saver})
@@ -724,7 +726,9 @@ async def cmd_run(args) -> int:
             if getattr(graph, "context_schema", None) is None and isinstance(context, dict):
                 configurable.update(context)
         if "durability" in pyinspect.signature(graph.astream).parameters:
-            kwargs["durability"] = "sync"  # the saver holds the checkpoint when its event arrives
+            # Each checkpoint is written before the next superstep starts, so a shipped one is
+            # never ahead of what the graph has done.
+            kwargs["durability"] = "sync"
 
         emit("run_started", graph=spec.id, thread_id=thread_id, checkpointer="own" if own else "in_memory", resumed=resume is not None)
         payload = Command(resume=resume) if resume is not None else graph_input
@@ -779,9 +783,6 @@ async def cmd_run(args) -> int:
                          interrupts=[to_jsonable(i) for i in interrupts])
                 elif mode == "updates" and not namespace and "__interrupt__" in chunk:
                     pending_interrupts.extend(_interrupts(chunk["__interrupt__"]))
-        except NetworkDuringLoad as e:  # cannot happen outside loading; kept for completeness
-            emit("error", phase="run", **describe_failure(e, root, env_example))
-            return EXIT_RUN_FAILED
         except Exception as e:
             ship()
             emit("error", phase="run", superstep=superstep, **describe_failure(e, root, env_example))

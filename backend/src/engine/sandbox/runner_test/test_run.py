@@ -373,7 +373,7 @@ class FileSaver(BaseCheckpointSaver):
 """
 
 
-def test_a_graph_with_its_own_persistent_checkpointer_keeps_it(repo):
+def test_a_graph_with_its_own_persistent_checkpointer_keeps_it(repo, tmp_path):
     root = repo(
         {
             "saver.py": FILE_SAVER,
@@ -392,6 +392,10 @@ def test_a_graph_with_its_own_persistent_checkpointer_keeps_it(repo):
     assert second.code == 0, second.stderr
     assert calls(root) == ["draft", "review", "review", "publish"]
     assert second.lines[-1]["state"] == {"log": ["drafted", "review: yes", "published"]}
+    # A checkpoint of ours cannot be forced onto a graph that has its own saver.
+    (tmp_path / "c.json").write_text("{}")
+    refused = run_runner(*args, "--checkpoint", str(tmp_path / "c.json"), "--resume", '"no"')
+    assert refused.code == 2 and "use --thread-id" in refused.one("error")["message"]
 
 
 def test_a_factory_gets_the_execution_runtime_and_the_graph_a_store(repo):
