@@ -235,6 +235,11 @@ def describe_failure(error: BaseException, root: str, env_example: list[str] | N
         "location": _repo_frame(error.__traceback__, root),
         "kind": "exception",
     }
+    if isinstance(error, SyntaxError) and error.filename and not error.filename.startswith("<"):
+        # The broken file is not a frame of the traceback; the error itself says where.
+        path = os.path.realpath(error.filename)
+        if path.startswith(root + os.sep):
+            info["location"] = {"file": os.path.relpath(path, root), "line": error.lineno, "function": None}
     for link in _chain(error):
         if isinstance(link, NetworkDuringLoad):
             info.update(kind="network", message=str(link))
@@ -829,6 +834,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     _claim_stdout()
+    if sys.version_info < (3, 11):
+        emit("error", phase="runner", kind="internal", error_type="RuntimeError",
+             message=f"the runner needs Python 3.11 or newer, this is {sys.version.split()[0]}")
+        return EXIT_INTERNAL
     try:
         args = build_parser().parse_args(argv)
         if not os.path.isdir(args.root):

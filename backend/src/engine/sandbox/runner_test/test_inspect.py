@@ -358,3 +358,11 @@ def test_a_graph_whose_get_graph_fails_is_reported_at_the_inspect_stage(repo):
     error = result.one("graph_error")
     assert result.code == 3 and error["stage"] == "inspect" and error["message"] == "cannot draw"
     assert error["location"] == {"file": "g.py", "line": 4, "function": "broken"}
+
+
+def test_a_syntax_error_in_the_repository_gives_its_file_and_line(repo):
+    root = repo({"pkg/__init__.py": "", "pkg/nodes.py": "def broken(:\n    pass\n", "g.py": "from pkg.nodes import broken\n"})
+    result = run_runner("inspect", "--root", str(root), "--graph", "syntax=./g.py:graph")
+    error = result.one("graph_error")
+    assert result.code == 3 and error["error_type"] == "SyntaxError" and error["stage"] == "import"
+    assert error["location"] == {"file": "pkg/nodes.py", "line": 1, "function": None}
