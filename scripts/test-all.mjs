@@ -1,5 +1,6 @@
 // The whole test suite: build, then every vitest suite (backend on SQLite and PostgreSQL, then
-// the browser tests), each with a JSON report; ends with one line "N passed, N failed".
+// the browser tests), each with a JSON report, then the sandbox runner's pytest suite with a JUnit
+// report; ends with one line "N passed, N failed".
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -72,6 +73,61 @@ for (const suite of suites) {
   passed += ok;
   failed += bad;
   lines.push(`${suite.name}: ${ok} passed, ${bad} failed${status !== 0 ? ` (exit ${status})` : ""}`);
+}
+
+// The import sandbox's runner.py is Python: its pytest suite runs in .venv-runner/ (made by
+// scripts/python-venv.sh) against the real langgraph. A suite that cannot run counts as a failure.
+{
+  const name = "runner (pytest)";
+  const report = `${reports}runner-pytest.xml`;
+  rmSync(report, { force: true });
+  let status = run("bash", ["scripts/python-venv.sh"]);
+  const python = `${root}.venv-runner/bin/python`;
+  if (status === 0 && existsSync(python)) {
+    const result = spawnSync(
+      python,
+      ["-m", "pytest", "backend/src/engine/sandbox/runner_test", "-p", "no:cacheprovider", `--junitxml=${report}`],
+      { cwd: root, stdio: "inherit", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } },
+    );
+    status = result.status ?? 1;
+  } else {
+    failures.push(`${name}\n    the Python venv for the runner could not be made (scripts/python-venv.sh)`);
+  }
+  const { ok, bad, failed: names } = readJunit(report);
+  let worse = bad;
+  if (status !== 0 && worse === 0) worse = 1;
+  if (ok + worse === 0) worse = 1;
+  failures.push(...names);
+  passed += ok;
+  failed += worse;
+  lines.push(`${name}: ${ok} passed, ${worse} failed${status !== 0 ? ` (exit ${status})` : ""}`);
+}
+
+// Counts of a pytest JUnit XML report, and the failed tests by name with their first line.
+function readJunit(path) {
+  if (!existsSync(path)) return { ok: 0, bad: 0, failed: [] };
+  const xml = readFileSync(path, "utf8");
+  const attr = (tag, key) => Number(new RegExp(`<testsuite\\b[^>]*\\b${key}="(\\d+)"`).exec(tag)?.[1] ?? 0);
+  const total = attr(xml, "tests");
+  const bad = attr(xml, "failures") + attr(xml, "errors");
+  const skipped = attr(xml, "skipped");
+  const failed = [];
+  const fromXml = (text) =>
+    text
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&#10;/g, "\n")
+      .replace(/&amp;/g, "&");
+  for (const match of xml.matchAll(/<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
+    const body = match[2] ?? "";
+    const problem = /<(failure|error)\b[^>]*?message="([^"]*)"/.exec(body);
+    if (!problem) continue;
+    const classname = /classname="([^"]*)"/.exec(match[1])?.[1] ?? "";
+    const testName = /\bname="([^"]*)"/.exec(match[1])?.[1] ?? "";
+    failed.push(`${fromXml(classname)} > ${fromXml(testName)}\n    ${firstLine(fromXml(problem[2]))}`);
+  }
+  return { ok: Math.max(0, total - bad - skipped), bad, failed };
 }
 
 if (failures.length > 0) console.log(`\nFailed:\n${failures.map((f) => `- ${f}`).join("\n")}`);
