@@ -17,7 +17,7 @@ export default defineConfig({
           name: "sqlite",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
           // API and worker processes share one database: PostgreSQL only.
-          exclude: ["test/redis-worker.test.ts"],
+          exclude: ["test/redis-worker.test.ts", "test/redis-takeover.test.ts"],
           provide: { dbKind: "sqlite" },
         },
       },
@@ -34,6 +34,7 @@ export default defineConfig({
             "test/run-lease.test.ts",
             "test/callback-outbox.test.ts",
             "test/redis-worker.test.ts",
+            "test/redis-takeover.test.ts",
           ],
           globalSetup: ["test/postgres.global-setup.ts"],
           provide: { dbKind: "postgres" },
