@@ -24,8 +24,9 @@ const CONNECT_WAIT_MS = 5000;
 const CLOSE_WAIT_MS = 2000;
 // Ended jobs are removed at once (the run's row is the record); failed ones (a bug) are kept a while.
 const KEEP_FAILED = { count: 1000 };
-// BullMQ's errors about a job's lock (its hold on the job) name the job: `... lock for job <id>`.
-const LOCK_ERROR = /lock for job ([^\s.]+)/i;
+// BullMQ's errors about a job's lock (its hold on the job, or the job gone meanwhile) name the
+// job: `could not renew lock for job <id>`, `Missing lock for job <id>. …`, `Missing key for job <id>. …`.
+const LOCK_ERROR = /(?:lock|key) for job ([^\s.]+)/i;
 
 interface RunJobData {
   runId: string;
