@@ -195,10 +195,12 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
   });
   afterAll(async () => {
     await reapStudioProcesses();
-    await receivers?.close();
-    await setup?.close();
-    await redis?.stop();
-    postgres?.stop();
+    // Each on its own: a test that failed with PostgreSQL down must still take Redis down.
+    const cleanups = [() => receivers?.close(), () => redis?.stop(), () => setup?.close(), () => postgres?.stop()];
+    for (const cleanup of cleanups)
+      await Promise.resolve()
+        .then(cleanup)
+        .catch((error: unknown) => console.warn("cleanup failed:", error));
   });
 
   const startWorkers = async (extra: Record<string, string> = {}) => {
