@@ -17,7 +17,7 @@ export default defineConfig({
           name: "sqlite",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
           // API and worker processes share one database: PostgreSQL only.
-          exclude: ["test/redis-worker.test.ts", "test/redis-schedules.test.ts"],
+          exclude: ["test/redis-worker.test.ts", "test/redis-schedules.test.ts", "test/redis-takeover.test.ts"],
           provide: { dbKind: "sqlite" },
         },
       },
@@ -35,6 +35,7 @@ export default defineConfig({
             "test/callback-outbox.test.ts",
             "test/redis-worker.test.ts",
             "test/redis-schedules.test.ts",
+            "test/redis-takeover.test.ts",
           ],
           globalSetup: ["test/postgres.global-setup.ts"],
           provide: { dbKind: "postgres" },

@@ -1,23 +1,17 @@
 // A callback waiting for its retry survives a SIGKILL of the server: the pending delivery is kept
 // in the database (the outbox) and the next server delivers it, with exactly the attempts expected.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "../src/repositories/database.js";
 import { edge, type Receiver, startReceiver } from "./engine-harness.js";
-import { call, openStudioDatabase, setUp, until, waitForStatus } from "./studio-api.js";
+import { call, setUp, until, waitForStatus } from "./studio-api.js";
+import { openStudioEnv, type StudioEnv } from "./studio-env.js";
 import { assertBuilt, reapStudioProcesses, startStudioProcess } from "./studio-process.js";
-import { testDatabaseEnv } from "./test-database.js";
 
 const quick = { name: "quick", state: [{ name: "n", type: "number" }], nodes: [], edges: [edge("start", "end")] };
 
 describe("callback outbox across a crash", () => {
   let receiver: Receiver;
-  let dataDir: string;
+  let setup: StudioEnv;
   let env: Record<string, string>;
-  let dropDatabase: () => Promise<void>;
-  let database: DatabaseHandle | undefined;
 
   beforeAll(async () => {
     assertBuilt();
@@ -29,24 +23,14 @@ describe("callback outbox across a crash", () => {
       seen.add(runId);
       return { status: 503, json: { error: "try later" } };
     });
-    dataDir = mkdtempSync(join(tmpdir(), "superstep-outbox-"));
-    const db = await testDatabaseEnv();
-    dropDatabase = db.drop;
-    env = {
-      STUDIO_DATA_DIR: dataDir,
-      STUDIO_LOG_FORMAT: "json",
-      STUDIO_EGRESS_ALLOW: "127.0.0.1",
-      // The first retry is an hour away: the kill always comes before it.
-      STUDIO_CALLBACK_RETRY_BASE_MS: "3600000",
-      ...db.env,
-    };
+    // The first retry is an hour away: the kill always comes before it.
+    setup = await openStudioEnv("outbox", { STUDIO_CALLBACK_RETRY_BASE_MS: "3600000" });
+    env = setup.env;
   });
   afterAll(async () => {
     await reapStudioProcesses();
     await receiver.close();
-    await database?.close();
-    await dropDatabase?.();
-    rmSync(dataDir, { recursive: true, force: true });
+    await setup?.close();
   });
 
   it("delivers a pending retry after a SIGKILL and a restart, once", async () => {
@@ -63,8 +47,7 @@ describe("callback outbox across a crash", () => {
     const runId = String(response.body.data.run_id);
     await waitForStatus(api, runId, ["ok"]);
 
-    database = openStudioDatabase(dataDir, env);
-    const db = database.db;
+    const db = setup.database().db;
     const outboxRow = () => db.selectFrom("callback_outbox").selectAll().where("run_id", "=", runId).executeTakeFirst();
     // The first attempt failed and its retry is scheduled: the server dies while it waits.
     const waiting = await until("the first attempt to be recorded", async () => {

@@ -8,6 +8,11 @@ import { join } from "node:path";
 
 export interface PostgresCluster {
   adminUrl: string;
+  /** Stops the server at once (`-m immediate`: no checkpoint, crash recovery at the next start), keeping its data. */
+  kill(): void;
+  /** Starts it again on the same port and data dir, after kill(); returns once it accepts connections. */
+  restart(): void;
+  /** Stops the server and removes its data. */
   stop(): void;
 }
 
@@ -69,23 +74,31 @@ export async function startPostgresCluster(options: { fsync?: boolean } = {}): P
   };
   const port = await freePort();
   run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
-  run("pg_ctl", [
-    "-D",
-    data,
-    "-l",
-    join(dir, "server.log"),
-    "-w",
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.fsync ? "" : " -c fsync=off"} -c max_connections=200`,
-    "start",
-  ]);
+  const start = () =>
+    run("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      join(dir, "server.log"),
+      "-w",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.fsync ? "" : " -c fsync=off"} -c max_connections=200`,
+      "start",
+    ]);
+  start();
+  let running = true;
+  const kill = () => {
+    if (!running) return;
+    run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+    running = false;
+  };
   let stopped = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
     process.off("exit", stop);
     try {
-      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      kill();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -93,5 +106,14 @@ export async function startPostgresCluster(options: { fsync?: boolean } = {}): P
   // The server runs detached: a test run that ends without its teardown (a crash, an interrupt)
   // still takes it down.
   process.once("exit", stop);
-  return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+  return {
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    kill,
+    restart: () => {
+      kill();
+      start();
+      running = true;
+    },
+    stop,
+  };
 }

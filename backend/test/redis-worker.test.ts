@@ -4,9 +4,6 @@
 // over Redis in seq order; a job delivered twice runs the run once (the lease decides). Everything
 // is ordered by what the processes say (logs, health, the gate's requests), never by sleeping.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Queue } from "bullmq";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +12,8 @@ import { RUN_QUEUE_NAME } from "../src/services/runs/redis-run-queue.js";
 import { edge, type Gate, httpTool, startGate } from "./engine-harness.js";
 import { freePort, type RedisServer, startRedisServer } from "./redis-server.js";
 import { SocketClient } from "./socket-client.js";
-import { call, openStudioDatabase, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
+import { call, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
+import { openStudioEnv, type StudioEnv } from "./studio-env.js";
 import {
   assertBuilt,
   reapStudioProcesses,
@@ -24,7 +22,6 @@ import {
   startStudioProcess,
   startWorkerProcess,
 } from "./studio-process.js";
-import { testDatabaseEnv } from "./test-database.js";
 
 const ENDED = ["ok", "error", "cancelled", "timeout", "expired"];
 
@@ -94,9 +91,8 @@ function readStream(api: StudioApi, runId: string) {
 describe("Redis mode: an API process and worker processes", () => {
   let gate: Gate;
   let redis: RedisServer;
-  let dataDir: string;
+  let setup: StudioEnv;
   let env: Record<string, string>;
-  let dropDatabase: () => Promise<void>;
   let database: DatabaseHandle;
   let api: StudioProcess;
   let client: StudioApi;
@@ -109,35 +105,27 @@ describe("Redis mode: an API process and worker processes", () => {
     assertBuilt();
     gate = await startGate();
     redis = await startRedisServer();
-    dataDir = mkdtempSync(join(tmpdir(), "superstep-redis-mode-"));
-    const db = await testDatabaseEnv();
-    dropDatabase = db.drop;
-    env = {
-      STUDIO_DATA_DIR: dataDir,
-      STUDIO_LOG_FORMAT: "json",
-      STUDIO_EGRESS_ALLOW: "127.0.0.1",
+    setup = await openStudioEnv("redis-mode", {
       REDIS_URL: redis.url,
       JWT_SECRET: randomBytes(32).toString("hex"),
       STUDIO_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-      ...db.env,
-    };
+    });
+    env = setup.env;
     api = await startStudioProcess(env);
     client = { base: api.url, token: "" };
     ({ key, workflowIds } = await setUp(client, [
       chainWorkflow(gate.url, "waits", 1),
       chainWorkflow(gate.url, "events", 6),
     ]));
-    database = openStudioDatabase(dataDir, env);
+    database = setup.database();
     jobs = new Queue(RUN_QUEUE_NAME, { connection: { url: redis.url } });
   });
   afterAll(async () => {
     await reapStudioProcesses();
     await jobs?.close();
     await gate?.close();
-    await database?.close();
-    await dropDatabase?.();
+    await setup?.close();
     await redis?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const trigger = async (workflowId: string) => {
@@ -285,10 +273,9 @@ describe("Redis mode: an API process and worker processes", () => {
   });
 
   it("refuses to start a worker on a database a newer version has migrated (exit 5, one clear line)", async () => {
-    const other = await testDatabaseEnv();
-    const otherDir = mkdtempSync(join(tmpdir(), "superstep-newer-"));
-    const otherEnv = { ...env, ...other.env, STUDIO_DATA_DIR: otherDir };
-    const handle = openStudioDatabase(otherDir, otherEnv);
+    const other = await openStudioEnv("newer");
+    const otherEnv = { ...env, ...other.env };
+    const handle = other.database();
     try {
       expect(runSuperstep(["migrate"], otherEnv).status).toBe(0);
       await sql`insert into schema_migrations (name, timestamp) values ('9999-from-the-future', '2099-01-01T00:00:00.000Z')`.execute(
@@ -299,9 +286,7 @@ describe("Redis mode: an API process and worker processes", () => {
       expect(refused.stderr).toContain("superstep: the database was migrated by a newer version of Superstep");
       expect(refused.stderr).toContain("9999-from-the-future");
     } finally {
-      await handle.close();
-      await other.drop();
-      rmSync(otherDir, { recursive: true, force: true });
+      await other.close();
     }
   });
 

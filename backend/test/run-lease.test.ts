@@ -1,45 +1,31 @@
 // Two studio processes on one database (a shared SQLite file, or one PostgreSQL database): a run
 // executing in one is never taken by the other while its lease is live, and is taken over only
 // once the lease of a killed process has expired.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../src/repositories/database.js";
 import { type Gate, gatedWorkflow, startGate } from "./engine-harness.js";
-import { call, openStudioDatabase, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
+import { call, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
+import { openStudioEnv, type StudioEnv } from "./studio-env.js";
 import { assertBuilt, reapStudioProcesses, type StudioProcess, startStudioProcess } from "./studio-process.js";
-import { testDatabaseEnv } from "./test-database.js";
 
 const LEASE_TTL_S = 3;
 
 describe("two servers on one database", () => {
   let gate: Gate;
-  let dataDir: string;
+  let setup: StudioEnv;
   let env: Record<string, string>;
-  let dropDatabase: () => Promise<void>;
   let database: DatabaseHandle;
 
   beforeAll(async () => {
     assertBuilt();
     gate = await startGate();
-    dataDir = mkdtempSync(join(tmpdir(), "superstep-lease-"));
-    const db = await testDatabaseEnv();
-    dropDatabase = db.drop;
-    env = {
-      STUDIO_DATA_DIR: dataDir,
-      STUDIO_LOG_FORMAT: "json",
-      STUDIO_EGRESS_ALLOW: "127.0.0.1",
-      STUDIO_RUN_LEASE_TTL: String(LEASE_TTL_S),
-      ...db.env,
-    };
+    setup = await openStudioEnv("lease", { STUDIO_RUN_LEASE_TTL: String(LEASE_TTL_S) });
+    env = setup.env;
   });
   afterAll(async () => {
     await reapStudioProcesses();
     await gate.close();
-    await database?.close();
-    await dropDatabase?.();
-    rmSync(dataDir, { recursive: true, force: true });
+    await setup?.close();
   });
 
   async function start(): Promise<{ studio: StudioProcess; api: StudioApi }> {
@@ -60,7 +46,7 @@ describe("two servers on one database", () => {
       gatedWorkflow(gate.url, "orphan"),
     ]);
     const [liveWorkflow, orphanWorkflow] = workflowIds as [string, string];
-    database = openStudioDatabase(dataDir, env);
+    database = setup.database();
     const trigger = async (workflowId: string) =>
       String((await call(first.api, "POST", `/api/hooks/workflows/${workflowId}/runs`, {}, key)).body.data.run_id);
 

@@ -27,12 +27,16 @@ async function adminQuery(adminUrl: string, text: string): Promise<void> {
 }
 
 /**
- * In the postgres project, a new empty database and its DATABASE_URL; in the sqlite project,
- * nothing (a studio then uses the embedded database in its data dir).
+ * In the postgres project (or on the server `adminUrl` names), a new empty database and its
+ * DATABASE_URL; in the sqlite project, nothing (a studio then uses the embedded database in its
+ * data dir).
  */
-export async function testDatabaseEnv(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  if (inject("dbKind") !== "postgres") return { env: {}, drop: async () => {} };
-  const adminUrl = inject("pgAdminUrl");
+export async function testDatabaseEnv(
+  options: { adminUrl?: string } = {},
+): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  // `adminUrl`: a server of the test's own (one it restarts), instead of the project's.
+  if (!options.adminUrl && inject("dbKind") !== "postgres") return { env: {}, drop: async () => {} };
+  const adminUrl = options.adminUrl ?? inject("pgAdminUrl");
   const name = `superstep_test_${randomBytes(6).toString("hex")}`;
   await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);

@@ -422,14 +422,24 @@ export class RunRepository {
    * lease_gen + 1 fences off any earlier holder. A run whose lease is still live is left to its
    * holder (undefined). Taking a queued run starts a new turn; taking over a running one goes on
    * with the turn it was in, so a crash does not reset the run timeout.
+   *
+   * The lease's clock starts when the write is made (`now`, unless given, is read inside the
+   * transaction): a lease that waited for its connection (a busy pool, a run thread's first
+   * connection) does not start with part of its TTL already spent, which could let it expire
+   * before its holder's first renewal and have a live run taken over.
    */
-  async lease(id: string, owner: string, ttlMs: number, now = new Date()): Promise<RunRow | undefined> {
-    const at = now.toISOString();
-    const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
+  async lease(id: string, owner: string, ttlMs: number, now?: Date): Promise<RunRow | undefined> {
     // Answered once committed: whatever the turn then lets out of the server waits for the disk.
-    return this.#writes.run(async (tx) => (await leaseRun(tx, { id, owner, at, expiresAt })).rows[0], id, {
-      acknowledge: "commit",
-    });
+    return this.#writes.run(
+      async (tx) => {
+        const start = now ?? new Date();
+        const at = start.toISOString();
+        const expiresAt = new Date(start.getTime() + ttlMs).toISOString();
+        return (await leaseRun(tx, { id, owner, at, expiresAt })).rows[0];
+      },
+      id,
+      { acknowledge: "commit" },
+    );
   }
 
   /** Extends a lease while its holder still has it; false when another worker (or a cancel) took the run. */

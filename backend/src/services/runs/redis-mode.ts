@@ -76,6 +76,16 @@ export async function openRedisMode(options: {
     lockMs: options.lockMs,
     onFailure: (runId, error) => monitor.failed("queue", "queued run failed", error, { runId }),
     onError,
+    onLockLost: (runId, error) =>
+      logger.warn(
+        { err: error, runId, redis: shown },
+        "run worker: this process lost its hold on a run's job (it stopped answering past the lock); the run's lease decides who goes on with it",
+      ),
+    onStalled: (runId) =>
+      logger.info(
+        { runId, redis: shown },
+        "run job stalled (its worker stopped answering): handed out again; the run's lease decides whether it runs",
+      ),
   });
   const schedules = new RedisScheduleTimer(bullmq, {
     url,

@@ -26,6 +26,8 @@ describe("RedisRunQueue", () => {
       lockMs: 30_000,
       onFailure: (_runId, error) => failures.push(error),
       onError: (_message, error) => failures.push(error),
+      onLockLost: (_runId, error) => failures.push(error),
+      onStalled: (runId) => failures.push(`stalled ${runId}`),
     });
     opened.push(q);
     return q;
@@ -124,6 +126,8 @@ describe("RedisRunQueue", () => {
       lockMs: 30_000,
       onFailure: (runId, error) => seen.push([runId, (error as Error).message]),
       onError: (_message, error) => failures.push(error),
+      onLockLost: (_runId, error) => failures.push(error),
+      onStalled: (runId) => failures.push(`stalled ${runId}`),
     });
     opened.push(reporting);
     let second: () => void = () => {};
@@ -183,6 +187,8 @@ describe("RedisRunQueue", () => {
       lockMs: 30_000,
       onFailure: () => {},
       onError: () => {},
+      onLockLost: () => {},
+      onStalled: () => {},
     });
     opened.push(q);
     await expect(q.enqueue("run-a", "alice", 0)).rejects.toThrow(/Redis did not answer/);

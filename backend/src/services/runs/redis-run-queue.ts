@@ -24,6 +24,9 @@ const CONNECT_WAIT_MS = 5000;
 const CLOSE_WAIT_MS = 2000;
 // Ended jobs are removed at once (the run's row is the record); failed ones (a bug) are kept a while.
 const KEEP_FAILED = { count: 1000 };
+// BullMQ's errors about a job's lock (its hold on the job, or the job gone meanwhile) name the
+// job: `could not renew lock for job <id>`, `Missing lock for job <id>. …`, `Missing key for job <id>. …`.
+const LOCK_ERROR = /(?:lock|key) for job ([^\s.]+)/i;
 
 interface RunJobData {
   runId: string;
@@ -46,6 +49,13 @@ export interface RedisQueueSettings {
   onFailure: JobFailureHandler;
   /** Connection and worker trouble (logged by the caller). */
   onError(message: string, error: unknown): void;
+  /**
+   * This process lost its hold on a job it was executing (it stopped answering past the lock: a
+   * pause, a stalled event loop): another worker may have the run now; its lease decides.
+   */
+  onLockLost(runId: string | null, error: unknown): void;
+  /** A job whose worker stopped answering was found by this process and handed out again. */
+  onStalled(runId: string): void;
 }
 
 type BullMQ = typeof import("bullmq");
@@ -88,10 +98,20 @@ export class RedisRunQueue implements RunQueue {
         // A worker's connection waits for Redis however long it is away, and goes on when it is back.
         connection: { url: this.#settings.url, maxRetriesPerRequest: null },
         concurrency: this.#settings.concurrency,
+        // Decision 0024: the hold on a job lasts as long as the run's lease, the check for jobs
+        // whose hold ran out comes as often, and a job is handed out again once (the sweeper
+        // queues the run anew from the database after that, as after any lost job).
         lockDuration: this.#settings.lockMs,
+        stalledInterval: this.#settings.lockMs,
+        maxStalledCount: 1,
       },
     );
-    worker.on("error", (error: Error) => this.#settings.onError("run worker: Redis connection trouble", error));
+    worker.on("error", (error: Error) => {
+      const lock = LOCK_ERROR.exec(error.message);
+      if (lock) this.#settings.onLockLost(runIdOfJob(lock[1] as string), error);
+      else this.#settings.onError("run worker: Redis connection trouble", error);
+    });
+    worker.on("stalled", (jobId: string) => this.#settings.onStalled(runIdOfJob(jobId) ?? jobId));
     this.#worker = worker;
   }
 
@@ -213,6 +233,12 @@ export class RedisRunQueue implements RunQueue {
   #settle(): void {
     if (this.#isIdle()) for (const resolve of this.#idle.splice(0)) resolve();
   }
+}
+
+/** The run a job id names (`<run id>_<lease_gen>`), or null for an id of another shape. */
+function runIdOfJob(jobId: string): string | null {
+  const cut = jobId.lastIndexOf("_");
+  return cut > 0 ? jobId.slice(0, cut) : null;
 }
 
 /** True when `closing` settled within CLOSE_WAIT_MS (a failure to close counts as settled). */

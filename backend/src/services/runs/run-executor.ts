@@ -150,6 +150,10 @@ export class RunExecutor implements RunWorker {
     const { runs, monitor, leaseTtlMs } = this.#deps;
     let run: RunRow | undefined;
     try {
+      // The engine is loaded before the lease is taken: a thread's first load (seconds on a busy
+      // machine) holds up its timers, and would otherwise spend the lease it had just taken, so
+      // that another worker took a live run over.
+      await runEngine();
       run = await runs.lease(runId, this.#workerId, leaseTtlMs);
     } catch (error) {
       // Still queued in the database: the sweeper queues it again once the database answers.
@@ -373,28 +377,30 @@ export class RunExecutor implements RunWorker {
   #keepLease(run: RunRow, controller: AbortController, turn: TurnState): () => void {
     const { runs, logger, monitor, leaseTtlMs } = this.#deps;
     let renewing = false;
-    const timer = setInterval(
-      () => {
-        if (renewing || turn.leaseLost) return;
-        renewing = true;
-        runs
-          .renewLease(run.id, run.lease_gen, leaseTtlMs)
-          .then(
-            (kept) => {
-              if (kept || turn.leaseLost) return;
-              turn.leaseLost = true;
-              logger.warn({ runId: run.id }, "lease lost: the run was cancelled or taken over; stopping it here");
-              controller.abort();
-            },
-            (error: unknown) => monitor.failed("run", "lease not renewed", error, { runId: run.id }),
-          )
-          .finally(() => {
-            renewing = false;
-          });
-      },
-      Math.max(10, Math.floor(leaseTtlMs / 3)),
-    );
+    const renew = () => {
+      if (renewing || turn.leaseLost) return;
+      renewing = true;
+      runs
+        .renewLease(run.id, run.lease_gen, leaseTtlMs)
+        .then(
+          (kept) => {
+            if (kept || turn.leaseLost) return;
+            turn.leaseLost = true;
+            logger.warn({ runId: run.id }, "lease lost: the run was cancelled or taken over; stopping it here");
+            controller.abort();
+          },
+          (error: unknown) => monitor.failed("run", "lease not renewed", error, { runId: run.id }),
+        )
+        .finally(() => {
+          renewing = false;
+        });
+    };
+    const every = Math.max(10, Math.floor(leaseTtlMs / 3));
+    const timer = setInterval(renew, every);
     timer.unref();
+    // A lease answered late (its commit waited) has less left than the first renewal needs: now.
+    const left = run.lease_expires_at ? Date.parse(run.lease_expires_at) - Date.now() : 0;
+    if (left < leaseTtlMs - every) renew();
     return () => clearInterval(timer);
   }
 

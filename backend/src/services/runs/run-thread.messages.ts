@@ -3,7 +3,8 @@
 import type { BackgroundTask } from "../background-monitor.js";
 
 export type ToRunThread =
-  | { type: "execute"; runId: string }
+  /** `turn`: this hand-over's id, which its `done` names (a run can be handed over twice at once). */
+  | { type: "execute"; runId: string; turn: number }
   | { type: "abort"; runId: string }
   | { type: "stop" }
   | { type: "close" };
@@ -16,7 +17,7 @@ export type FromRunThread =
    */
   | { type: "events"; runIds: string[]; json: string }
   /** A turn ended (`error`: it threw). */
-  | { type: "done"; runId: string; error?: ErrorData }
+  | { type: "done"; runId: string; turn: number; error?: ErrorData }
   /** A run with a callback URL reached a final status. */
   | { type: "ended"; runId: string }
   /** A background failure, for the process's monitor (logged and counted there). */

@@ -199,6 +199,25 @@ describe("run threads", () => {
     expect(view.state).toMatchObject({ answer: { approved: true } });
   });
 
+  it("answer each hand-over of a run handed to the thread twice at once, and run it once", async () => {
+    const before = gate.arrivals.length;
+    const workflowId = await save(gatedWorkflow(gate.url, "handed-twice"));
+    const { run_id } = await hook(workflowId);
+    await gate.arrived(before + 1);
+    const thread = pool.threads.find((t) => t.executing() === 1);
+    if (!thread) throw new Error("a thread executing the run expected");
+    // As the Redis queue does with a job delivered twice (a stalled job and the sweeper's): the
+    // second finds the run leased and is answered at once; the first turn still counts, and ends.
+    await thread.execute(run_id);
+    expect(thread.executing()).toBe(1);
+    gate.release("/handed-twice");
+    await studio.container.runs.idle();
+    expect(thread.executing()).toBe(0);
+    expect((await run(run_id)).status).toBe("ok");
+    expect(gate.arrivals.filter((path) => path === "/handed-twice")).toHaveLength(1);
+    expect((await events(run_id)).filter((e) => e.type === "run_started")).toHaveLength(1);
+  });
+
   it("go on from the last checkpoint when the thread executing a run dies mid-run", async () => {
     const failuresBefore = studio.container.background.view().failures;
     const gateRequestsBefore = gate.arrivals.length;

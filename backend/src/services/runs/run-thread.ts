@@ -49,6 +49,7 @@ const WORKER_ENTRY = new URL(
 ).href;
 
 interface Job {
+  runId: string;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -61,8 +62,13 @@ export class RunThread implements RunWorker {
   readonly #entry: string;
   readonly #closeTimeoutMs: number;
   #worker: Worker | null = null;
-  /** Turns the thread is executing, by run id (the queue hands a run to one turn at a time). */
-  readonly #jobs = new Map<string, Job>();
+  /**
+   * Turns handed to the thread, by hand-over id. A run can be handed over twice at once (the Redis
+   * queue delivers a job again: a stalled job and the sweeper's; the run's lease lets one of them
+   * run), so each hand-over is answered on its own.
+   */
+  readonly #jobs = new Map<number, Job>();
+  #nextTurn = 1;
   #closed = false;
 
   constructor(deps: {
@@ -87,23 +93,29 @@ export class RunThread implements RunWorker {
     // Closed: the run stays queued in the database; the next start takes it.
     if (this.#closed) return Promise.resolve();
     const worker = this.#ensureWorker();
+    const turn = this.#nextTurn++;
     return new Promise<void>((resolve, reject) => {
-      this.#jobs.set(runId, { resolve, reject });
+      this.#jobs.set(turn, { runId, resolve, reject });
       // Kept alive while it has turns to finish, never otherwise.
       worker.ref();
-      this.#send(worker, { type: "execute", runId });
+      this.#send(worker, { type: "execute", runId, turn });
     });
   }
 
   abort(runId: string): boolean {
     const worker = this.#worker;
-    if (!worker || !this.#jobs.has(runId)) return false;
+    if (!worker || !this.#runIds().has(runId)) return false;
     this.#send(worker, { type: "abort", runId });
     return true;
   }
 
+  /** Runs the thread is executing (a run handed over twice at once counts once). */
   executing(): number {
-    return this.#jobs.size;
+    return this.#runIds().size;
+  }
+
+  #runIds(): Set<string> {
+    return new Set([...this.#jobs.values()].map((job) => job.runId));
   }
 
   /** The run thread's id while it is alive (tests, logs). */
@@ -195,8 +207,8 @@ export class RunThread implements RunWorker {
         for (const event of JSON.parse(message.json) as Parameters<RunBus["publish"]>[0][]) this.#bus.publish(event);
         return;
       case "done": {
-        const job = this.#jobs.get(message.runId);
-        this.#jobs.delete(message.runId);
+        const job = this.#jobs.get(message.turn);
+        this.#jobs.delete(message.turn);
         if (this.#jobs.size === 0) worker.unref();
         if (message.error) job?.reject(revivedError(message.error));
         else job?.resolve();

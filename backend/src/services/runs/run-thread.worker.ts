@@ -54,10 +54,10 @@ const executor = wireRunExecutor({
   onEnded: (runId) => send({ type: "ended", runId }),
 });
 
-const turnEnded = (runId: string, error?: unknown) => {
+const turnEnded = (runId: string, turn: number, error?: unknown) => {
   // Its events first: a listener sees them before the turn counts as done.
   sendEvents();
-  send({ type: "done", runId, ...(error === undefined ? {} : { error: errorData(error) }) });
+  send({ type: "done", runId, turn, ...(error === undefined ? {} : { error: errorData(error) }) });
 };
 
 async function close(): Promise<void> {
@@ -78,8 +78,8 @@ port.on("message", (message: ToRunThread) => {
   switch (message.type) {
     case "execute":
       executor.execute(message.runId).then(
-        () => turnEnded(message.runId),
-        (error: unknown) => turnEnded(message.runId, error ?? new Error("the turn failed")),
+        () => turnEnded(message.runId, message.turn),
+        (error: unknown) => turnEnded(message.runId, message.turn, error ?? new Error("the turn failed")),
       );
       return;
     case "abort":
