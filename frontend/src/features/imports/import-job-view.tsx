@@ -120,14 +120,16 @@ function Log({ job }: { job: ImportJob }) {
 function Graphs({ job }: { job: ImportJob }) {
   const { t } = useTranslation();
   const id = useId();
-  const [picked, setPicked] = useState<string>(job.graphs[0]?.id ?? "");
+  // The first graph is picked until the person picks another (the list arrives while polling).
+  const [picked, setPicked] = useState<string | null>(null);
   if (job.graphs.length === 0) return null;
+  const value = picked !== null && job.graphs.some((graph) => graph.id === picked) ? picked : job.graphs[0]?.id;
   return (
     <section className="grid gap-3" aria-labelledby={id}>
       <h3 id={id} className="text-sm font-semibold">
         {t("importRepo.job.graphs", { count: job.graphs.length })}
       </h3>
-      <RadioGroup value={picked} onValueChange={setPicked} aria-labelledby={id} data-testid="import-graphs">
+      <RadioGroup value={value} onValueChange={setPicked} aria-labelledby={id} data-testid="import-graphs">
         {job.graphs.map((graph, index) => (
           <div key={graph.id} className="flex items-start gap-3 rounded-md border p-3">
             <RadioGroupItem value={graph.id} id={`${id}-graph-${index}`} className="mt-0.5" />
