@@ -92,8 +92,10 @@ function LogLines({ job, labelledBy }: { job: ImportJob; labelledBy: string }) {
     >
       {job.logs.map((log, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: log lines only grow at the end; two may be equal
-        <span key={index} className="block">
-          <span className="text-muted-foreground">{t(`importRepo.steps.${log.step}`)}</span> {log.line}
+        <span key={index} className="flex gap-3">
+          {/* The step in the UI's font: monospace fonts often lack Vietnamese letters. */}
+          <span className="w-20 shrink-0 font-sans text-muted-foreground">{t(`importRepo.steps.${log.step}`)}</span>
+          <span className="min-w-0">{log.line}</span>
         </span>
       ))}
     </ScrollBox>
