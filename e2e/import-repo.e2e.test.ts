@@ -4,7 +4,8 @@
 // workflow" off and its reason said; hostile and broken zips (a zip-slip entry dropped on the drop
 // zone, text named .zip, a zip over the size limit) are refused with their translated messages; a
 // GitHub URL is checked in the browser with the server's message, and a clone that fails (a local
-// mirror without the repository: no traffic leaves the machine) shows the job's error. axe-core runs
+// mirror without the repository: no traffic leaves the machine) shows the job's error, and a job that
+// is not there shows IMPORT_NOT_FOUND. axe-core runs
 // on each view, and screenshots are kept under test-results/screenshots.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -305,6 +306,10 @@ describe("the Import repo page in a browser", () => {
     expect(await job.getByTestId("import-error-message").textContent()).toBe(TEXT.en.cloneFailed);
     expect(await seriousViolations(en.page)).toEqual([]);
     await screenshot(en.page, "import-repo-clone-failed-en");
+
+    // A job that is not there (an old link): the server's IMPORT_NOT_FOUND, translated.
+    await en.page.goto(`${suite.studio.url}/import-repo?job=no-such-job`);
+    await en.page.getByRole("alert").filter({ hasText: "No such import." }).waitFor();
     expect(errors).toEqual([]);
     expect(en.errors).toEqual([]);
     await en.context.close();

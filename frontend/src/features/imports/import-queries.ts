@@ -9,7 +9,8 @@ export function importJobQuery(id: string) {
   return queryOptions({
     queryKey: ["imports", id],
     queryFn: () => api.getImport(id),
-    refetchInterval: (query) => jobRefetchInterval(query.state.data),
+    // A job that cannot be read (not found, another user's) is not asked for again and again.
+    refetchInterval: (query) => (query.state.error ? false : jobRefetchInterval(query.state.data)),
     // A failed job is an answer, not an error to retry; a missing one (404) stays missing.
     retry: false,
   });
