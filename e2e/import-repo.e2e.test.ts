@@ -4,9 +4,9 @@
 // workflow" off and its reason said; hostile and broken zips (a zip-slip entry dropped on the drop
 // zone, text named .zip, a zip over the size limit) are refused with their translated messages; a
 // GitHub URL is checked in the browser with the server's message, and a clone that fails (a local
-// mirror without the repository: no traffic leaves the machine) shows the job's error, and a job that
-// is not there shows IMPORT_NOT_FOUND. axe-core runs
-// on each view, and screenshots are kept under test-results/screenshots.
+// mirror without the repository: no traffic leaves the machine) shows the job's error; a job that is
+// not there shows IMPORT_NOT_FOUND. axe-core runs on each view; screenshots go to
+// test-results/screenshots.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
