@@ -340,7 +340,7 @@ describe("the workflows page in a browser", () => {
     await context.close();
   });
 
-  it("shows the Import repo entry when the server enables import, leading to a page that says it comes later", async () => {
+  it("shows the Import repo entry when the server enables import, leading to the Import repo page", async () => {
     const withImport = await startE2EStudio({ STUDIO_ENABLE_IMPORT: "1" });
     try {
       const setup = await api<{ token: string }>(withImport, "POST", "/api/auth/setup", {

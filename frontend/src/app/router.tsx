@@ -69,7 +69,7 @@ export const router = createBrowserRouter([
               {
                 path: "import-repo",
                 lazy: async () => ({
-                  Component: (await import("@/features/workflows/import-repo-page")).ImportRepoPage,
+                  Component: (await import("@/features/imports/import-repo-page")).ImportRepoPage,
                 }),
               },
               { path: "*", Component: NotFoundPage },

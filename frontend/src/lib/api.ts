@@ -117,6 +117,42 @@ export interface Version extends VersionSummary {
   document: WorkflowDocument;
 }
 
+export type ImportStepName = "download" | "install" | "check" | "ready";
+export type ImportStepStatus = "pending" | "running" | "done" | "failed" | "skipped";
+
+/** A repository import job as GET /api/imports/:id answers it (backend: schemas/import.schema.ts). */
+export interface ImportJob {
+  id: string;
+  source:
+    | { kind: "github"; url: string; branch: string | null; subdir: string | null }
+    | { kind: "zip"; file_name: string; bytes: number };
+  status: "running" | "succeeded" | "failed" | "interrupted";
+  step: ImportStepName;
+  steps: { name: ImportStepName; status: ImportStepStatus; started_at: string | null; finished_at: string | null }[];
+  logs: { ts: string; step: ImportStepName; line: string }[];
+  graphs: {
+    id: string;
+    spec: string;
+    file: string | null;
+    module: string | null;
+    variable: string;
+    line: number | null;
+    origin: "langgraph.json" | "scan";
+  }[];
+  env_names: string[];
+  project: { kind: "pyproject" | "setup.py" | "requirements" | "none"; files: string[] } | null;
+  source_bytes: number | null;
+  error: { code: string; message: string; details: unknown } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GithubImportBody {
+  url: string;
+  branch?: string;
+  subdir?: string;
+}
+
 export interface Page<T> {
   items: T[];
   nextOffset: number | null;
@@ -140,6 +176,8 @@ export function reportSessionEnded(code = "AUTH_TOKEN_EXPIRED"): void {
 interface RequestOptions {
   method?: "GET" | "POST" | "PUT" | "DELETE";
   body?: unknown;
+  /** A multipart body (a file upload), sent as is: the browser writes its content type and boundary. */
+  form?: FormData;
   headers?: Record<string, string>;
   /** false for the public routes (status, setup, login): no token, and a 401 is not a session end. */
   auth?: boolean;
@@ -153,7 +191,7 @@ interface Envelope<T> {
 }
 
 async function send<T>(path: string, options: RequestOptions = {}): Promise<Envelope<T>> {
-  const { method = "GET", body, auth = true, signal } = options;
+  const { method = "GET", body, form, auth = true, signal } = options;
   const headers: Record<string, string> = { accept: "application/json", ...options.headers };
   const token = auth ? getSession()?.token : undefined;
   if (token) headers.authorization = `Bearer ${token}`;
@@ -163,7 +201,7 @@ async function send<T>(path: string, options: RequestOptions = {}): Promise<Enve
     response = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: form ?? (body === undefined ? undefined : JSON.stringify(body)),
       signal,
     });
   } catch (error) {
@@ -282,6 +320,16 @@ export const api = {
     request<unknown>(`/api/workflows/${id(workflowId)}/schedules/${id(scheduleId)}`, { method: "DELETE" }),
   previewSchedule: (cron: string, timezone: string) =>
     request<{ next: string[] }>("/api/schedules/preview", { method: "POST", body: { cron, timezone } }),
+
+  listImports: () => request<ImportJob[]>("/api/imports"),
+  getImport: (jobId: string) => request<ImportJob>(`/api/imports/${id(jobId)}`),
+  importFromGithub: (body: GithubImportBody) => request<ImportJob>("/api/imports", { method: "POST", body }),
+  /** Uploads a zip in the field `file`, streamed by the browser (never read into the page). */
+  importFromZip: (file: File) => {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    return request<ImportJob>("/api/imports", { method: "POST", form });
+  },
 
   /** Every node type with the JSON Schema of its settings (typed where it is read: the inspector). */
   nodeTypes: () => request<unknown[]>("/api/node-types"),
