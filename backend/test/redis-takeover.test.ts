@@ -11,10 +11,16 @@
 //   1,000 hooks  triggered across the API, 50 in flight: 1,000 runs, each ended ok once
 //   restarts     Redis (same port, same append-only file) and PostgreSQL (same port and data)
 //                restarted with runs in the middle: every run ends, none lost
+//   Redis empty  Redis restarted with its data gone while runs wait in its queue: the sweeper
+//                queues them again from the database and each runs once
 // Ordered by what the processes say (their logs, health answers, the receivers' requests, rows),
 // never by sleeping.
 import { randomBytes } from "node:crypto";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { RUN_QUEUE_NAME } from "../src/services/runs/redis-run-queue.js";
 import { type ReceivedCall, type Receivers, startReceivers } from "./crash-receivers.js";
 import { at, edge, httpTool, startGate } from "./engine-harness.js";
 import { type PostgresCluster, startPostgresCluster } from "./postgres-cluster.js";
@@ -512,6 +518,46 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
       });
       for (const worker of workers) expect(worker.child.exitCode).toBeNull();
     } finally {
+      await gate.close();
+    }
+  });
+
+  it("loses no queued run when Redis comes back empty (its data gone): the sweeper queues them again", async () => {
+    const gate = await startGate();
+    const jobs = new Queue(RUN_QUEUE_NAME, { connection: { url: redis.url } });
+    try {
+      const workflowId = await createWorkflow(chainWorkflow(gate.url, "empty", 2));
+      // No worker takes them: the runs' jobs wait in Redis.
+      for (const worker of [...workers]) expect(await worker.stop()).toBe(0);
+      workers = [];
+      const queued = await Promise.all(Array.from({ length: 4 }, () => trigger(workflowId)));
+      expect((await jobs.getJobCounts("waiting")).waiting).toBeGreaterThanOrEqual(queued.length);
+      await jobs.close();
+
+      // Redis dies and comes back with nothing: its append-only files are gone with the disk.
+      await redis.kill();
+      for (const entry of readdirSync(redis.dir)) rmSync(join(redis.dir, entry), { recursive: true, force: true });
+      await redis.restart();
+      const emptied = new Queue(RUN_QUEUE_NAME, { connection: { url: redis.url } });
+      try {
+        expect((await emptied.getJobCounts("waiting")).waiting).toBe(0);
+      } finally {
+        await emptied.close();
+      }
+      for (const id of queued) expect((await rowOf(id)).status).toBe("queued");
+
+      // Workers come up; the runs are queued again from the database and each runs once.
+      await twoWorkers();
+      gate.open();
+      for (const id of queued) {
+        const done = await waitForStatus(client, id, ENDED);
+        expect(done, id).toMatchObject({ status: "ok", attempt: 1, state: { step2_reply: { path: "/empty/step2" } } });
+        expectWholeLog(await eventsOf(id), 1);
+      }
+      expect(gate.arrivals.filter((path) => path === "/empty/step1")).toHaveLength(queued.length);
+      expect(gate.arrivals.filter((path) => path === "/empty/step2")).toHaveLength(queued.length);
+    } finally {
+      await jobs.close().catch(() => {});
       await gate.close();
     }
   });
