@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type ReceivedCall, type Receivers, startReceivers } from "./crash-receivers.js";
+import { callCounts, callsOf, normalise, type Receivers, type RunRef, startReceivers } from "./crash-receivers.js";
 import { at, edge, httpTool } from "./engine-harness.js";
 import "./provided-context.js";
 import { call, type StudioApi, setUp, waitForStatus } from "./studio-api.js";
@@ -173,30 +173,6 @@ function documents(s: Scenario, receivers: Receivers, childId?: string) {
       return { parent: workflow([a, x, ask, b], chain(a, x, ask, b)) };
     }
   }
-}
-
-interface RunRef {
-  runId: string;
-  tag: string;
-}
-
-/** Run ids and tags out of a text, so two runs of one workflow can be compared. */
-function normalise(text: string, run: RunRef): string {
-  return text.split(run.runId).join("<run>").split(run.tag).join("<tag>");
-}
-
-function callsOf(receivers: Receivers, run: RunRef): ReceivedCall[] {
-  return receivers.calls.filter((c) => c.runId === run.runId || (c.runId === null && c.text.includes(run.tag)));
-}
-
-/** How many times each call (by its normalised key) reached its receiver. */
-function callCounts(receivers: Receivers, run: RunRef): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const c of callsOf(receivers, run)) {
-    const key = `${c.channel} ${normalise(c.key, run)}`;
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
 }
 
 interface Reference {

@@ -139,3 +139,28 @@ export async function startReceivers(): Promise<Receivers> {
     },
   };
 }
+
+/** A run as the receivers see it: its id, and the tag its calls carry where they cannot say the id. */
+export interface RunRef {
+  runId: string;
+  tag: string;
+}
+
+/** Run ids and tags out of a text, so two runs of one workflow can be compared. */
+export function normalise(text: string, run: RunRef): string {
+  return text.split(run.runId).join("<run>").split(run.tag).join("<tag>");
+}
+
+export function callsOf(receivers: Receivers, run: RunRef): ReceivedCall[] {
+  return receivers.calls.filter((c) => c.runId === run.runId || (c.runId === null && c.text.includes(run.tag)));
+}
+
+/** How many times each call (by its normalised key) reached its receiver. */
+export function callCounts(receivers: Receivers, run: RunRef): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const c of callsOf(receivers, run)) {
+    const key = `${c.channel} ${normalise(c.key, run)}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

@@ -221,3 +221,14 @@ export function gatedWorkflow(gateUrl: string, name: string) {
     edges: [edge("start", "wait")],
   };
 }
+
+/** A chain of `length` HTTP tool nodes to `gate` (paths `/<name>/step<i>`), each held until released. */
+export function gatedChainWorkflow(gateUrl: string, name: string, length: number) {
+  const ids = Array.from({ length }, (_, i) => `step${i + 1}`);
+  return {
+    name,
+    state: ids.map((id) => ({ name: `${id}_reply`, type: "any" })),
+    nodes: ids.map((id) => httpTool(id, `${gateUrl}/${name}/${id}`, `${id}_reply`, { timeout_ms: 120_000 })),
+    edges: ids.map((id, i) => edge(i === 0 ? "start" : (ids[i - 1] as string), id)),
+  };
+}

@@ -21,8 +21,8 @@ import { join } from "node:path";
 import { Queue } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { RUN_QUEUE_NAME } from "../src/services/runs/redis-run-queue.js";
-import { type ReceivedCall, type Receivers, startReceivers } from "./crash-receivers.js";
-import { at, edge, httpTool, startGate } from "./engine-harness.js";
+import { callCounts, callsOf, normalise, type Receivers, type RunRef, startReceivers } from "./crash-receivers.js";
+import { at, edge, gatedChainWorkflow, httpTool, startGate } from "./engine-harness.js";
 import { type PostgresCluster, startPostgresCluster } from "./postgres-cluster.js";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 import { call, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
@@ -114,40 +114,6 @@ function scenarioWorkflow(s: Scenario, receivers: Receivers) {
     nodes,
     edges: nodes.map((node, i) => edge(i === 0 ? "start" : (nodes[i - 1] as { id: string }).id, node.id)),
   };
-}
-
-/** A chain of HTTP tool nodes to a gate (held there until the test lets them go). */
-function chainWorkflow(gateUrl: string, name: string, length: number) {
-  const ids = Array.from({ length }, (_, i) => `step${i + 1}`);
-  return {
-    name,
-    state: ids.map((id) => ({ name: `${id}_reply`, type: "any" })),
-    nodes: ids.map((id) => httpTool(id, `${gateUrl}/${name}/${id}`, `${id}_reply`, { timeout_ms: 120_000 })),
-    edges: ids.map((id, i) => edge(i === 0 ? "start" : (ids[i - 1] as string), id)),
-  };
-}
-
-interface RunRef {
-  runId: string;
-  tag: string;
-}
-
-function normalise(text: string, run: RunRef): string {
-  return text.split(run.runId).join("<run>").split(run.tag).join("<tag>");
-}
-
-function callsOf(receivers: Receivers, run: RunRef): ReceivedCall[] {
-  return receivers.calls.filter((c) => c.runId === run.runId || (c.runId === null && c.text.includes(run.tag)));
-}
-
-/** How many times each call (by its normalised key) reached its receiver. */
-function callCounts(receivers: Receivers, run: RunRef): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const c of callsOf(receivers, run)) {
-    const key = `${c.channel} ${normalise(c.key, run)}`;
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
 }
 
 interface RunEvent {
@@ -359,7 +325,7 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
     });
     await twoWorkers();
     try {
-      const workflowId = await createWorkflow(chainWorkflow(gate.url, "paused", 1));
+      const workflowId = await createWorkflow(gatedChainWorkflow(gate.url, "paused", 1));
       const runId = await trigger(workflowId);
       await gate.arrived(1);
       expect(await rowOf(runId)).toMatchObject({ status: "running", lease_gen: 1 });
@@ -485,7 +451,7 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
     const gate = await startGate();
     await twoWorkers();
     try {
-      const workflowId = await createWorkflow(chainWorkflow(gate.url, "redis", 2));
+      const workflowId = await createWorkflow(gatedChainWorkflow(gate.url, "redis", 2));
       const before = await Promise.all(Array.from({ length: 4 }, () => trigger(workflowId)));
       await gate.arrived(before.length);
 
@@ -526,7 +492,7 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
     const gate = await startGate();
     const jobs = new Queue(RUN_QUEUE_NAME, { connection: { url: redis.url } });
     try {
-      const workflowId = await createWorkflow(chainWorkflow(gate.url, "empty", 2));
+      const workflowId = await createWorkflow(gatedChainWorkflow(gate.url, "empty", 2));
       // No worker takes them: the runs' jobs wait in Redis.
       for (const worker of [...workers]) expect(await worker.stop()).toBe(0);
       workers = [];
@@ -566,7 +532,7 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
     const gate = await startGate();
     await twoWorkers();
     try {
-      const workflowId = await createWorkflow(chainWorkflow(gate.url, "pg", 2));
+      const workflowId = await createWorkflow(gatedChainWorkflow(gate.url, "pg", 2));
       const runs = await Promise.all(Array.from({ length: 4 }, () => trigger(workflowId)));
       await gate.arrived(runs.length);
       // Killed once each run's node start is on disk (events reach it a moment after the call

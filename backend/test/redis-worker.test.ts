@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../src/repositories/database.js";
 import { RUN_QUEUE_NAME } from "../src/services/runs/redis-run-queue.js";
-import { edge, type Gate, httpTool, startGate } from "./engine-harness.js";
+import { type Gate, gatedChainWorkflow, startGate } from "./engine-harness.js";
 import { freePort, type RedisServer, startRedisServer } from "./redis-server.js";
 import { SocketClient } from "./socket-client.js";
 import { call, type StudioApi, setUp, until, waitForStatus } from "./studio-api.js";
@@ -24,17 +24,6 @@ import {
 } from "./studio-process.js";
 
 const ENDED = ["ok", "error", "cancelled", "timeout", "expired"];
-
-/** A chain of HTTP tool nodes to the gate: `first` is held until the test lets it go. */
-function chainWorkflow(gateUrl: string, name: string, length: number) {
-  const ids = Array.from({ length }, (_, i) => `step${i + 1}`);
-  return {
-    name,
-    state: ids.map((id) => ({ name: `${id}_reply`, type: "any" })),
-    nodes: ids.map((id) => httpTool(id, `${gateUrl}/${name}/${id}`, `${id}_reply`, { timeout_ms: 120_000 })),
-    edges: ids.map((id, i) => edge(i === 0 ? "start" : (ids[i - 1] as string), id)),
-  };
-}
 
 interface StreamedEvent {
   seq: number;
@@ -114,8 +103,8 @@ describe("Redis mode: an API process and worker processes", () => {
     api = await startStudioProcess(env);
     client = { base: api.url, token: "" };
     ({ key, workflowIds } = await setUp(client, [
-      chainWorkflow(gate.url, "waits", 1),
-      chainWorkflow(gate.url, "events", 6),
+      gatedChainWorkflow(gate.url, "waits", 1),
+      gatedChainWorkflow(gate.url, "events", 6),
     ]));
     database = setup.database();
     jobs = new Queue(RUN_QUEUE_NAME, { connection: { url: redis.url } });
@@ -191,7 +180,7 @@ describe("Redis mode: an API process and worker processes", () => {
     // The first gate answers everything now: this run is held at a gate of its own.
     const gateClosed = await startGate();
     try {
-      const created = await call(client, "POST", "/api/workflows", chainWorkflow(gateClosed.url, "held", 1));
+      const created = await call(client, "POST", "/api/workflows", gatedChainWorkflow(gateClosed.url, "held", 1));
       await startWorker();
       const runId = await trigger(String(created.body.data.id));
       await gateClosed.arrived(1);
@@ -234,7 +223,7 @@ describe("Redis mode: an API process and worker processes", () => {
     try {
       await socket.opened();
       await socket.waitFor((m) => m.type === "ready");
-      socket.send({ type: "start_document", document: chainWorkflow(gate.url, "editor", 3), input: {} });
+      socket.send({ type: "start_document", document: gatedChainWorkflow(gate.url, "editor", 3), input: {} });
       const started = await socket.waitFor((m) => m.type === "started");
       const runId = String(started.run_id);
       await socket.waitFor((m) => m.event?.type === "run_finished");

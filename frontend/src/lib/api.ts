@@ -2,6 +2,9 @@
 // whose code the UI translates (errors.<CODE> in the locale files). It sends the session's bearer
 // token; when the server says the session is over (expired, invalid, missing), it forgets the
 // session and tells whoever listens (the router sends the person to the login page and back).
+
+import type { z } from "zod";
+import type { GithubImportBody, importJobView } from "../../../backend/src/schemas/import.schema.js";
 import { clearSession, getSession, type Session, type SessionUser } from "./session";
 
 export class ApiError extends Error {
@@ -117,41 +120,11 @@ export interface Version extends VersionSummary {
   document: WorkflowDocument;
 }
 
-export type ImportStepName = "download" | "install" | "check" | "ready";
-export type ImportStepStatus = "pending" | "running" | "done" | "failed" | "skipped";
-
-/** A repository import job as GET /api/imports/:id answers it (backend: schemas/import.schema.ts). */
-export interface ImportJob {
-  id: string;
-  source:
-    | { kind: "github"; url: string; branch: string | null; subdir: string | null }
-    | { kind: "zip"; file_name: string; bytes: number };
-  status: "running" | "succeeded" | "failed" | "interrupted";
-  step: ImportStepName;
-  steps: { name: ImportStepName; status: ImportStepStatus; started_at: string | null; finished_at: string | null }[];
-  logs: { ts: string; step: ImportStepName; line: string }[];
-  graphs: {
-    id: string;
-    spec: string;
-    file: string | null;
-    module: string | null;
-    variable: string;
-    line: number | null;
-    origin: "langgraph.json" | "scan";
-  }[];
-  env_names: string[];
-  project: { kind: "pyproject" | "setup.py" | "requirements" | "none"; files: string[] } | null;
-  source_bytes: number | null;
-  error: { code: string; message: string; details: unknown } | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface GithubImportBody {
-  url: string;
-  branch?: string;
-  subdir?: string;
-}
+/** A repository import job as GET /api/imports/:id answers it: the server's own schema. */
+export type ImportJob = z.infer<typeof importJobView>;
+export type ImportStepName = ImportJob["step"];
+export type ImportStepStatus = ImportJob["steps"][number]["status"];
+export type { GithubImportBody };
 
 export interface Page<T> {
   items: T[];

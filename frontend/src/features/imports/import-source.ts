@@ -1,7 +1,9 @@
-// The checks the form makes before sending, mirroring the server's (engine/repo_import/
-// github-source.ts) so a typo is caught at once. Each answers with the server's own error code,
-// so the person reads the same translated message whether the browser or the server refused.
-// The server checks again: this is a convenience, never the guard.
+// The checks the form makes before sending are the server's own (engine/repo_import/
+// github-source.ts, pure), so a typo is caught at once and the person reads the same translated
+// message whether the browser or the server refused. The server checks again: this is a
+// convenience, never the guard.
+import { AppError } from "../../../../backend/src/core/errors.js";
+import { parseBranch, parseGithubUrl, parseSubdir } from "../../../../backend/src/engine/repo_import/github-source.js";
 
 export type SourceErrorCode =
   | "IMPORT_SOURCE_MISSING"
@@ -10,52 +12,30 @@ export type SourceErrorCode =
   | "IMPORT_SUBDIR_INVALID"
   | "IMPORT_ZIP_INVALID";
 
-const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
-const REPO = /^[A-Za-z0-9._-]{1,100}$/;
+/** The code of the server's refusal of `raw`, or null when the server's check passes. */
+function refusal(check: (raw: string) => unknown, raw: string): SourceErrorCode | null {
+  try {
+    check(raw);
+    return null;
+  } catch (error) {
+    if (error instanceof AppError) return error.code as SourceErrorCode;
+    throw error;
+  }
+}
 
 /** null when `raw` is https://github.com/<owner>/<repo> (optional .git or trailing /). */
 export function githubUrlError(raw: string): SourceErrorCode | null {
-  const text = raw.trim();
-  if (text === "") return "IMPORT_SOURCE_MISSING";
-  if (text.startsWith("-") || /^[a-z][a-z0-9+.-]*::/i.test(text) || !URL.canParse(text)) return "IMPORT_URL_INVALID";
-  const url = new URL(text);
-  if (url.protocol !== "https:" || url.username !== "" || url.password !== "") return "IMPORT_URL_INVALID";
-  if (url.hostname !== "github.com" || url.port !== "" || url.search !== "" || url.hash !== "")
-    return "IMPORT_URL_INVALID";
-  if (!/^https:\/\/github\.com\//i.test(text)) return "IMPORT_URL_INVALID";
-  const parts = text.slice("https://github.com".length).replace(/\/$/, "").split("/").slice(1);
-  if (parts.length !== 2) return "IMPORT_URL_INVALID";
-  const [owner, repoWithSuffix] = parts as [string, string];
-  const repo = repoWithSuffix.replace(/\.git$/, "");
-  if (!OWNER.test(owner) || !REPO.test(repo) || repo === "." || repo === "..") return "IMPORT_URL_INVALID";
-  return null;
+  return raw.trim() === "" ? "IMPORT_SOURCE_MISSING" : refusal(parseGithubUrl, raw);
 }
 
 /** null for an empty branch (the default one) or a name git accepts that cannot read as an option. */
 export function branchError(raw: string): SourceErrorCode | null {
-  const branch = raw.trim();
-  if (branch === "") return null;
-  const bad =
-    branch.length > 255 ||
-    !/^[A-Za-z0-9._/-]+$/.test(branch) ||
-    /^[-./]/.test(branch) ||
-    /[/.]$/.test(branch) ||
-    branch.includes("..") ||
-    branch.includes("//") ||
-    branch.includes("/.") ||
-    branch.endsWith(".lock");
-  return bad ? "IMPORT_BRANCH_INVALID" : null;
+  return refusal(parseBranch, raw);
 }
 
 /** null for an empty sub-directory (the root) or a relative path that stays inside the repository. */
 export function subdirError(raw: string): SourceErrorCode | null {
-  const text = raw.trim();
-  if (text === "") return null;
-  if (text.includes("\0") || text.includes("\\") || text.startsWith("/") || /^[A-Za-z]:/.test(text))
-    return "IMPORT_SUBDIR_INVALID";
-  const parts = text.split("/").filter((part) => part !== "" && part !== ".");
-  if (parts.includes("..") || parts.includes(".git")) return "IMPORT_SUBDIR_INVALID";
-  return null;
+  return refusal(parseSubdir, raw);
 }
 
 /** A file that is plainly not a zip (by name and type) is refused before the upload; the server reads its bytes. */
