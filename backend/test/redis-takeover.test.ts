@@ -10,7 +10,8 @@
 //                writes are refused (lease fencing) and the run ends ok once, its events whole
 //   1,000 hooks  triggered across the API, 50 in flight: 1,000 runs, each ended ok once
 //   restarts     Redis (same port, same append-only file) and PostgreSQL (same port and data)
-//                restarted with runs in the middle: every run ends, none lost
+//                restarted with runs in the middle (their writes meeting PostgreSQL's outage):
+//                every run ends ok, none lost
 //   Redis empty  Redis restarted with its data gone while runs wait in its queue: the sweeper
 //                queues them again from the database and each runs once
 // Ordered by what the processes say (their logs, health answers, the receivers' requests, rows),
@@ -530,15 +531,16 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
 
   it("finishes the runs in the middle of a PostgreSQL restart (same port, same data): none lost", async () => {
     const gate = await startGate();
+    onTestFailed(() => {
+      for (const w of workers) console.log(w.output().split("\n").slice(-25).join("\n"));
+    });
     await twoWorkers();
     try {
       const workflowId = await createWorkflow(gatedChainWorkflow(gate.url, "pg", 2));
       const runs = await Promise.all(Array.from({ length: 4 }, () => trigger(workflowId)));
       await gate.arrived(runs.length);
       // Killed once each run's node start is on disk (events reach it a moment after the call
-      // left): what goes on during the outage is the calls in flight and the lease renewals. A
-      // run whose own write meets the outage ends `error` DATABASE_UNAVAILABLE instead (decision
-      // 0024), which is not what this test is about.
+      // left), with every run's call in flight.
       await until("every run's node start on disk", async () => {
         const rows = await setup
           .database()
@@ -562,15 +564,27 @@ describe("Redis mode: takeover when workers, Redis or PostgreSQL fail", () => {
       await Promise.any(
         workers.map((w) => w.untilOutput("a lease renewal to fail", (out) => out.includes("lease not renewed"))),
       );
+      // The calls are answered while PostgreSQL is away: the runs' next writes meet the outage. A
+      // turn whose write is refused pauses with no ending (as a crash would) and is taken over; an
+      // ending that cannot be written is tried again until the database answers.
+      gate.open();
+      await Promise.any(
+        workers.map((w) =>
+          w.untilOutput("a run's write to meet the outage", (out) =>
+            ["run paused: the database did not answer", "run ending not recorded; trying again"].some((line) =>
+              out.includes(line),
+            ),
+          ),
+        ),
+      );
 
       postgres.restart();
       await until("the API to answer again", async () => {
         const health = await call(client, "GET", "/api/health");
         return health.status === 200 && health.body.data.status === "ok" ? health : undefined;
       });
-      // The calls go on after the restart: each run ends ok, on its worker or (if its lease ran
-      // out meanwhile) on the other, which made the call again.
-      gate.open();
+      // After the restart each run goes on from its last checkpoint (taken over once its lease ran
+      // out) and ends ok; a call whose result did not reach the ledger was made again.
       for (const id of runs) {
         const done = await waitForStatus(client, id, ENDED);
         expect(done, id).toMatchObject({ status: "ok", state: { step2_reply: { path: "/pg/step2" } } });

@@ -30,6 +30,8 @@ describe("storage problems", () => {
     [{ code: "57P03", message: "the database system is in recovery mode" }, true],
     [{ code: "08006" }, true], // connection_failure
     [new Error("Connection terminated unexpectedly"), true],
+    [{ code: "55000", message: 'database "studio" is not currently accepting connections' }, true],
+    [{ code: "55000", message: 'currval of sequence "s" is not yet defined in this session' }, false],
     [{ code: "53100" }, false],
     [{ code: "23505" }, false],
     [new Error("boom"), false],

@@ -52,6 +52,8 @@ export function storageProblem(error: unknown): StorageProblem | null {
 // error, or by node-postgres's own message (it gives those no code).
 const PG_AWAY_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 const SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
+const PG_NOT_ACCEPTING_STATE = "55000";
+const PG_NOT_ACCEPTING = /^database ".*" is not currently accepting connections$/;
 const PG_CONNECTION_MESSAGES = [
   "Connection terminated",
   "timeout exceeded when trying to connect",
@@ -66,7 +68,11 @@ export function isDatabaseAway(error: unknown): boolean {
     if (code.startsWith("08") && code.length === 5) return true; // connection_exception
     if (PG_AWAY_STATES.has(code) || SOCKET_ERRORS.has(code)) return true;
   }
-  return typeof message === "string" && PG_CONNECTION_MESSAGES.some((text) => message.startsWith(text));
+  if (typeof message !== "string") return false;
+  // A database closed to new connections (ALLOW_CONNECTIONS false, maintenance): SQLSTATE 55000,
+  // a class too wide to count on its own, so its message decides.
+  if (code === PG_NOT_ACCEPTING_STATE && PG_NOT_ACCEPTING.test(message)) return true;
+  return PG_CONNECTION_MESSAGES.some((text) => message.startsWith(text));
 }
 
 // What a refused client is told to wait: freeing disk space takes a person; a lock, a moment.

@@ -1,11 +1,10 @@
 // The job processor: takes a run by its lease, loads it, runs the engine with the database
 // checkpointer and ledger (both fenced by the lease), renews the lease while it runs, and records
-// events and the ending. No failure is dropped: each is logged with the run id, and a run that
-// fails because the database went away ends `error` (DATABASE_UNAVAILABLE) once it answers again.
-// A turn cut short by a full disk, a database locked by another connection or a failed sync of
-// the disk ends nothing: the run stays `running` under a lease left to expire, and the sweeper
-// queues it again (or the next start takes it over), to go on from its last checkpoint once the
-// database takes writes again.
+// events and the ending. No failure is dropped: each is logged with the run id. A turn cut short
+// by a full disk, a database locked by another connection, a failed sync of the disk or a
+// PostgreSQL server that does not answer (stopped, restarting) ends nothing: the run stays
+// `running` under a lease left to expire, and the sweeper queues it again (or the next start
+// takes it over), to go on from its last checkpoint once the database takes writes again.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
@@ -19,7 +18,7 @@ import type { RunOptions, RunOutcome } from "../../engine/runtime/runtime.js";
 import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import type { Database, RunRow } from "../../models/database.model.js";
 import type { DatabaseCheckpointSaver } from "../../repositories/checkpoint.saver.js";
-import { type StorageProblem, storageProblem } from "../../repositories/database-errors.js";
+import { isDatabaseAway, type StorageProblem, storageProblem } from "../../repositories/database-errors.js";
 import type { NodeResultRepository } from "../../repositories/node-result.repository.js";
 import type { RunEnding, RunEventInput, RunRepository } from "../../repositories/run.repository.js";
 import type { WriteBatcher } from "../../repositories/write-batcher.js";
@@ -33,7 +32,16 @@ import { watchStorage } from "./storage-watch.js";
 const ENDING_RETRY_MS = [200, 500, 1000, 2000, 5000];
 const TERMINAL = new Set(["ok", "error", "cancelled", "timeout", "expired"]);
 // What is logged when a turn stops on a storage problem and leaves the run for later.
-const PAUSED_BECAUSE: Record<StorageProblem, string> = {
+/**
+ * Why a turn stops and leaves its run for later (no ending: it goes on from its last checkpoint
+ * once its lease expires and the sweeper queues it again): a storage problem, or a database server
+ * that cannot be reached (PostgreSQL stopped or restarting), which is the same for the run as a
+ * crash of its worker.
+ */
+type PauseReason = StorageProblem | "away";
+
+const PAUSED_BECAUSE: Record<PauseReason, string> = {
+  away: "run paused: the database did not answer; it goes on from its last checkpoint once the database is back",
   full: "run paused: the database's disk is full; it goes on from its last checkpoint once there is space",
   busy: "run paused: the database stayed locked; it goes on from its last checkpoint once the lock is released",
   unsynced:
@@ -86,8 +94,8 @@ interface TurnState {
   leaseLost: boolean;
   /** A write or read of this run that the database refused (it went away). */
   databaseError: unknown;
-  /** A write the database refused for a while only (disk full, locked): the turn is tried again later. */
-  storage: { problem: StorageProblem; error: unknown } | null;
+  /** A write the database refused for a while only (disk full, locked, away): the turn is tried again later. */
+  storage: { problem: PauseReason; error: unknown } | null;
 }
 
 function errorText(code: ErrorCode, details?: unknown): string {
@@ -203,7 +211,7 @@ export class RunExecutor implements RunWorker {
     // The event that announces the ending is recorded with the ending itself (see #finish).
     let ending: StudioEvent | null = null;
     const noteStorage = (error: unknown) => {
-      const problem = storageProblem(error);
+      const problem = storageProblem(error) ?? (isDatabaseAway(error) ? "away" : null);
       if (problem && !turn.storage) turn.storage = { problem, error };
     };
     // Events are written in order while the engine goes on, and published once on disk; a write
@@ -313,7 +321,7 @@ export class RunExecutor implements RunWorker {
 
   /**
    * A turn that failed because the database refused a write for a while (disk full, a lock held
-   * by another connection) records no ending: the run stays `running`, its lease expires (nothing
+   * by another connection, the server away) records no ending: the run stays `running`, its lease expires (nothing
    * renews it), and the sweeper queues it again to go on from its last checkpoint, as after a
    * crash. True when that is the case.
    */
