@@ -22,7 +22,8 @@ describe("following a run's events", () => {
   });
   afterAll(() => studio.close());
 
-  it("fills a gap in live events from the database, and drops repeats", async () => {
+  /** A run waiting at its Human node, with its row's lease and next seq. */
+  const waitingRun = async () => {
     const run = await studio.container.runs.createForDocument(actor, approvalWorkflow(), {}, "api");
     await studio.container.runs.executeNow(run.id);
     const row = await studio.container.database.db
@@ -31,6 +32,11 @@ describe("following a run's events", () => {
       .where("id", "=", run.id)
       .executeTakeFirstOrThrow();
     expect(row.status).toBe("waiting");
+    return { run, row };
+  };
+
+  it("fills a gap in live events from the database, and drops repeats", async () => {
+    const { run, row } = await waitingRun();
     const last = row.next_seq - 1;
     // The worker's side: fenced appends of the run's events.
     const { database } = studio.container;
@@ -85,15 +91,9 @@ describe("following a run's events", () => {
       unsubscribe();
     }
   });
+
   it("delivers a worker's event published after a cancellation's run_finished once, before it", async () => {
-    const run = await studio.container.runs.createForDocument(actor, approvalWorkflow(), {}, "api");
-    await studio.container.runs.executeNow(run.id);
-    const row = await studio.container.database.db
-      .selectFrom("runs")
-      .select(["status", "lease_gen", "next_seq"])
-      .where("id", "=", run.id)
-      .executeTakeFirstOrThrow();
-    expect(row.status).toBe("waiting");
+    const { run, row } = await waitingRun();
     const { database } = studio.container;
     const runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
 

@@ -12,14 +12,13 @@
 import type { Job, JobsOptions, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ScheduleRow } from "../models/database.model.js";
+import { redisReady } from "./runs/redis-ready.js";
 import type { ScheduleTimer, ScheduleTimerHandlers } from "./schedule-timer.js";
 
 export const SCHEDULE_QUEUE_NAME = "superstep-schedules";
 const RECONCILE_MS = 60_000;
 // Fires handled at once by one process (each is a few queries: the claim and the run's admission).
 const FIRE_CONCURRENCY = 4;
-// How long saving a schedule waits for Redis's first connection (a process just started).
-const CONNECT_WAIT_MS = 5000;
 const CLOSE_WAIT_MS = 2000;
 // A fire that failed (the database did not answer) is tried again a few times; one that was
 // refused (the owner's limits) completes, as in the embedded mode. Ended jobs are removed at once.
@@ -128,7 +127,7 @@ export class RedisScheduleTimer implements ScheduleTimer {
     const client = this.#connection;
     if (client.status !== "ready") {
       if (this.#queue) throw new Error("Redis does not answer (the connection is being re-established)");
-      await untilReady(client);
+      await redisReady(client);
     }
     if (!this.#queue) {
       this.#queue = new this.#bullmq.Queue<FireJobData>(SCHEDULE_QUEUE_NAME, { connection: client });
@@ -143,20 +142,6 @@ function fireTime(job: Job<FireJobData>): number {
   if (typeof job.opts.prevMillis === "number") return job.opts.prevMillis;
   const fromId = Number(job.id?.split(":").pop());
   return Number.isFinite(fromId) ? fromId : job.timestamp;
-}
-
-function untilReady(client: Redis): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      client.off("ready", onReady);
-      reject(new Error(`Redis did not answer within ${CONNECT_WAIT_MS} ms`));
-    }, CONNECT_WAIT_MS);
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    client.once("ready", onReady);
-  });
 }
 
 async function withinCloseWait(closing: Promise<unknown>): Promise<void> {

@@ -11,14 +11,12 @@
 // How many runs a user may have queued at all is decided at admission, from the database.
 import type { Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { redisReady } from "./redis-ready.js";
 import type { JobFailureHandler, JobHandler, RunQueue } from "./run-queue.js";
 
 export const RUN_QUEUE_NAME = "superstep-runs";
 // How long a job over its user's share waits before it is tried again.
 const SHARE_RETRY_MS = 1000;
-// How long a job being queued waits for Redis's first connection (at start) before it gives up
-// and leaves the run queued in the database; once connected, a lost connection is refused at once.
-const CONNECT_WAIT_MS = 5000;
 // How long closing waits for BullMQ to close its connections; past it the process goes on
 // closing the rest (BullMQ may wait for a Redis that is away).
 const CLOSE_WAIT_MS = 2000;
@@ -194,7 +192,8 @@ export class RedisRunQueue implements RunQueue {
   }
 
   /**
-   * The queue, once its connection is up, waiting CONNECT_WAIT_MS at most; rejects otherwise.
+   * The queue, once its connection is up, waiting REDIS_CONNECT_WAIT_MS at most (then the run stays
+   * queued in the database); once connected, a lost connection is refused at once.
    * Adding a job fails at once while Redis is away (no offline queue): the run then waits, queued
    * in the database, for the sweeper to queue it again.
    */
@@ -203,27 +202,13 @@ export class RedisRunQueue implements RunQueue {
     if (client.status !== "ready") {
       // Lost after it answered: refused at once, so that triggers do not each wait for it.
       if (this.#connectedOnce) throw new Error("Redis does not answer (the connection is being re-established)");
-      await this.#untilReady(client);
+      await redisReady(client);
     }
     if (!this.#queue) {
       this.#queue = new this.#bullmq.Queue<RunJobData>(RUN_QUEUE_NAME, { connection: client });
       this.#queue.on("error", (error: Error) => this.#settings.onError("run queue: Redis connection trouble", error));
     }
     return this.#queue;
-  }
-
-  #untilReady(client: Redis): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        client.off("ready", onReady);
-        reject(new Error(`Redis did not answer within ${CONNECT_WAIT_MS} ms`));
-      }, CONNECT_WAIT_MS);
-      const onReady = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      client.once("ready", onReady);
-    });
   }
 
   #isIdle(): boolean {
