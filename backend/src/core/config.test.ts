@@ -126,6 +126,9 @@ describe("configuration", () => {
       inspectTimeoutMs: 120_000,
       hostDir: null,
       dockerGid: null,
+      wheelsDir: null,
+      indexUrl: null,
+      python: "python3",
       testGitMirror: null,
     });
     expect(
@@ -144,6 +147,9 @@ describe("configuration", () => {
         STUDIO_INSPECT_TIMEOUT: "5",
         STUDIO_IMPORT_HOST_DIR: "/home/me/studio/.imports",
         STUDIO_DOCKER_GID: "998",
+        STUDIO_IMPORT_WHEELS: "/srv/wheels",
+        STUDIO_IMPORT_INDEX_URL: "https://pypi.internal/simple",
+        STUDIO_IMPORT_PYTHON: "/usr/bin/python3.12",
         STUDIO_TEST_IMPORT_GIT_MIRROR: "/tmp/mirror",
       }).imports,
     ).toEqual({
@@ -161,8 +167,14 @@ describe("configuration", () => {
       inspectTimeoutMs: 5000,
       hostDir: "/home/me/studio/.imports",
       dockerGid: 998,
+      wheelsDir: "/srv/wheels",
+      indexUrl: "https://pypi.internal/simple",
+      python: "/usr/bin/python3.12",
       testGitMirror: "/tmp/mirror",
     });
+    for (const url of ["ftp://pypi.internal/simple", "not a url"]) {
+      expect(() => loadConfig({ STUDIO_IMPORT_INDEX_URL: url })).toThrow(AppError);
+    }
   });
 
   it("with REDIS_URL, leaves queued runs to worker processes unless STUDIO_RUN_JOBS says otherwise", () => {

@@ -120,6 +120,12 @@ export interface ImportConfig {
   hostDir: string | null;
   /** The group id of the Docker socket for the Compose image's user; null: unchanged. */
   dockerGid: number | null;
+  /** A directory of wheels installs take packages from, without any index (STUDIO_IMPORT_WHEELS); null: none. */
+  wheelsDir: string | null;
+  /** The package index installs use (STUDIO_IMPORT_INDEX_URL); null: pip's own default. */
+  indexUrl: string | null;
+  /** The interpreter the subprocess runtime makes venvs with (STUDIO_IMPORT_PYTHON); Docker uses the image's python3. */
+  python: string;
   /**
    * A testing aid (STUDIO_TEST_IMPORT_GIT_MIRROR): a directory of bare repositories <owner>/<repo>.git
    * that GitHub URLs are cloned from instead of github.com; null in production. Requests still
@@ -304,6 +310,20 @@ function imageName(env: Env): string {
   return raw;
 }
 
+function indexUrl(env: Env): string | null {
+  const raw = text(env, "STUDIO_IMPORT_INDEX_URL");
+  if (raw === null) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid("STUDIO_IMPORT_INDEX_URL", raw, "an http or https URL of a package index");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw invalid("STUDIO_IMPORT_INDEX_URL", raw, "an http or https URL of a package index");
+  return url.toString();
+}
+
 function importConfig(env: Env, dataDir: string): ImportConfig {
   const hostDir = text(env, "STUDIO_IMPORT_HOST_DIR");
   if (hostDir !== null && !isAbsolute(hostDir))
@@ -324,6 +344,9 @@ function importConfig(env: Env, dataDir: string): ImportConfig {
     inspectTimeoutMs: integer(env, "STUDIO_INSPECT_TIMEOUT", 120, 1, 3600) * 1000,
     hostDir,
     dockerGid: gid === null ? null : integer(env, "STUDIO_DOCKER_GID", 0, 0, 4_294_967_294),
+    wheelsDir: text(env, "STUDIO_IMPORT_WHEELS") === null ? null : directory(env, "STUDIO_IMPORT_WHEELS", ""),
+    indexUrl: indexUrl(env),
+    python: text(env, "STUDIO_IMPORT_PYTHON") ?? "python3",
     testGitMirror:
       text(env, "STUDIO_TEST_IMPORT_GIT_MIRROR") === null ? null : directory(env, "STUDIO_TEST_IMPORT_GIT_MIRROR", ""),
   };

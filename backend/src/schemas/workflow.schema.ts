@@ -76,7 +76,25 @@ export const workflowEdge = z.strictObject({
   source: elementId,
   target: elementId,
   label: z.string().min(1).max(100).optional(),
+  /** An imported graph's conditional edge (its routing function chooses it); shown dashed, read-only. */
+  conditional: z.boolean().optional(),
 });
+
+/**
+ * A workflow made from a graph of an imported repository (decision 0028): it runs the original
+ * Python code in the import sandbox, and the editor shows it read-only.
+ */
+export const importedGraph = z.strictObject({
+  job_id: z.string().min(1).max(64),
+  graph_id: z.string().min(1).max(200),
+  /** The graph's spec as the runner takes it: `./path.py:var` or `pkg.mod:var`. */
+  spec: z.string().min(1).max(1000),
+  /** Environment names the repository declares (.env.example and its kin). */
+  env_names: z.array(z.string().max(200)).max(500).default([]),
+  /** The JSON schema of the graph's runtime context (`__context__` in the input), or null. */
+  context_schema: boundedJson.nullable().default(null),
+});
+export type ImportedGraph = z.infer<typeof importedGraph>;
 
 export const workflowDocument = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -84,6 +102,7 @@ export const workflowDocument = z.strictObject({
   state: z.array(stateField).max(DOCUMENT_LIMITS.stateFields).default([]),
   nodes: z.array(workflowNode).max(DOCUMENT_LIMITS.nodes).default([]),
   edges: z.array(workflowEdge).max(DOCUMENT_LIMITS.edges).default([]),
+  imported: importedGraph.optional(),
 });
 export type WorkflowDocument = z.infer<typeof workflowDocument>;
 
