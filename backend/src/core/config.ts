@@ -272,8 +272,13 @@ function previousKeys(env: Env): string[] {
   return keys;
 }
 
-// Names the sandbox must never receive, whatever STUDIO_IMPORT_SECRETS says (the seed's table).
+// Names the sandbox must never receive, whatever STUDIO_IMPORT_SECRETS or a repo's .env.example says (the seed's table).
 const NEVER_PASSED = /^(JWT_SECRET|DATABASE_URL|REDIS_URL|STUDIO_.*)$/;
+
+/** True for a server variable that never goes into the import sandbox. */
+export function neverPassedToSandbox(name: string): boolean {
+  return NEVER_PASSED.test(name);
+}
 
 function secretNames(env: Env): string[] {
   const raw = text(env, "STUDIO_IMPORT_SECRETS");
