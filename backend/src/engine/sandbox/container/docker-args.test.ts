@@ -66,6 +66,7 @@ describe("dockerCreateArgs", () => {
     const args = dockerCreateArgs(input());
     expect(args[0]).toBe("create");
     expect(args).toContain("--rm");
+    expect(values(args, "--pull")).toEqual(["never"]);
     expect(args).toContain("--read-only");
     expect(values(args, "--name")).toEqual(["superstep-import-abc"]);
     expect(values(args, "--tmpfs")).toEqual(["/tmp:rw,exec,nosuid,nodev,size=256m"]);

@@ -69,6 +69,9 @@ export function dockerCreateArgs(input: DockerCreateInput): string[] {
     "create",
     // The daemon removes the container when it ends, also when this server is gone by then.
     "--rm",
+    // The image is checked before; a job never waits on a download.
+    "--pull",
+    "never",
     "--name",
     input.name,
     "--read-only",
