@@ -283,6 +283,25 @@ while True:
     expect(outcome.stdout).toEqual([]);
   });
 
+  it("does not start a command aborted while the sandbox was being prepared", async () => {
+    const config = importConfig();
+    const controller = new AbortController();
+    const stdout: string[] = [];
+    const pending = sandbox(config).exec({
+      phase: "run",
+      jobDir: await jobDir(config),
+      argv: python("print('never')"),
+      env: {},
+      timeoutMs: 60_000,
+      signal: controller.signal,
+      onStdoutLine: (line) => stdout.push(line),
+    });
+    controller.abort();
+    expect(await pending).toEqual({ exitCode: null, timedOut: false, aborted: true, outOfMemory: false });
+    expect(stdout).toEqual([]);
+    expect(await containers()).toEqual([]);
+  });
+
   it("installs langgraph offline from the wheel directory and inspects a graph with runner.py", async () => {
     const config = { ...importConfig(), wheelsDir: await realpath(join(repoRoot, ".wheels-import")) };
     const box = sandbox(config);

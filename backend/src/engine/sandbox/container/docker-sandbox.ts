@@ -70,6 +70,10 @@ export class DockerSandbox implements ImportSandbox {
     const name = `${this.#options.namePrefix ?? "superstep-import-"}${randomBytes(8).toString("hex")}`;
     const stop = new Stop(command, () => this.#remove(ready, name));
     try {
+      if (stop.requested) {
+        await stop.removed;
+        return { ...notStarted, timedOut: stop.timedOut, aborted: stop.aborted };
+      }
       const created = await runDocker(
         ready.cli,
         dockerCreateArgs({
@@ -197,6 +201,8 @@ class Stop {
     this.#timer = setTimeout(() => this.#request("timedOut"), command.timeoutMs);
     this.#signal = command.signal;
     this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    // Aborted while the sandbox was being prepared: the event has been and gone.
+    if (this.#signal?.aborted) this.#request("aborted");
   }
 
   get requested(): boolean {
