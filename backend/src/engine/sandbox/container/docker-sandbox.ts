@@ -138,7 +138,8 @@ export class DockerSandbox implements ImportSandbox {
     await mkdir(pipCacheDir, { recursive: true });
     // A copy under the import dir: under Compose the daemon cannot see this container's own files.
     // Written aside and renamed, so that a container starting meanwhile never reads half of it.
-    const staged = join(runnerDir, `runner.py.${process.pid}.tmp`);
+    // (A random name: the api and the workers of one Compose stack share this directory.)
+    const staged = join(runnerDir, `runner.py.${randomBytes(6).toString("hex")}.tmp`);
     await copyFile(this.#options.runnerPath, staged);
     await rename(staged, join(runnerDir, "runner.py"));
     return { cli, clientEnv, runnerDir, pipCacheDir };
