@@ -27,6 +27,15 @@ COPY frontend/package.json frontend/
 # The backend's runtime dependencies alone: no compilers, test tools or UI libraries.
 RUN npm ci --omit=dev --workspace backend --no-audit --no-fund && npm cache clean --force
 
+FROM ${BASE_IMAGE} AS docker-cli
+# The Docker CLI alone, for repo import (the sandbox drives the host's engine through its socket):
+# taken out of Debian's docker.io package, without the daemon and the packages it needs.
+RUN apt-get update -qq \
+ && cd /tmp && apt-get download -qq docker.io \
+ && dpkg-deb -x docker.io_*.deb /tmp/docker.io \
+ && cp /tmp/docker.io/usr/bin/docker /usr/local/bin/docker \
+ && /usr/local/bin/docker --version
+
 FROM ${BASE_IMAGE} AS runtime
 # Listen on every interface of the container (the default, 127.0.0.1, is unreachable through a
 # published port); the database and encryption key live under /data unless DATABASE_URL says.
@@ -35,6 +44,11 @@ ENV NODE_ENV=production \
     STUDIO_PORT=8080 \
     STUDIO_WORKER_HEALTH_PORT=8081 \
     STUDIO_DATA_DIR=/data
+# git clones an imported repository in the API process (repo import, off unless enabled).
+RUN apt-get update -qq \
+ && apt-get install -y -qq --no-install-recommends git >/dev/null \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+COPY --from=docker-cli /usr/local/bin/docker /usr/local/bin/docker
 RUN groupadd --system --gid 10001 superstep \
  && useradd --system --uid 10001 --gid superstep --home-dir /data --no-create-home --shell /usr/sbin/nologin superstep \
  && mkdir -p /data && chown superstep:superstep /data

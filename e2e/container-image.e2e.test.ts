@@ -240,6 +240,10 @@ describe("the studio image", () => {
     expect(user.server).toEqual([NON_ROOT_UID, NON_ROOT_UID]);
     // The embedded database lives on the image's data volume.
     expect((await docker("exec", container, "ls", "/data")).split("\n")).toContain("superstep.db");
+    // Repo import's tools: git for the clone, the Docker CLI for the sandbox (no daemon in the image).
+    expect(await docker("exec", container, "git", "--version")).toMatch(/^git version \d/);
+    expect(await docker("exec", container, "docker", "--version")).toMatch(/^Docker version \d/);
+    expect(await docker("exec", container, "sh", "-c", "command -v dockerd || echo none")).toBe("none");
 
     // `docker stop` (SIGTERM through the init) ends the studio cleanly, well before the SIGKILL.
     await docker("stop", "--time", "60", container);

@@ -59,6 +59,8 @@ export interface ImportSandbox {
  * `Sandbox stopped (time limit (12s))`, `Sandbox stopped (out of memory (exit 137))`.
  */
 export function stopReason(result: SandboxResult, timeoutMs: number): string | null {
+  // A cancel is the run's own ending (cancelled), not the sandbox being stopped.
+  if (result.aborted) return null;
   if (result.timedOut) return `Sandbox stopped (time limit (${Math.round(timeoutMs / 1000)}s))`;
   if (result.outOfMemory || result.exitCode === 137) return "Sandbox stopped (out of memory (exit 137))";
   return null;

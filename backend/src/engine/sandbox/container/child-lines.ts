@@ -1,13 +1,9 @@
-// Runs one child process and hands its stdout and stderr to callbacks a line at a time, with a
-// time limit and a cancel, for both import sandbox runtimes (the Docker CLI, or the command
-// itself). How to stop the work is the caller's: killing the Docker CLI alone would leave its
-// container running.
+// Runs one child process of the subprocess runtime and hands its stdout and stderr to callbacks a
+// line at a time, with a time limit and a cancel that kill it (with its process group when it has
+// one of its own).
 import { type ChildProcess, spawn } from "node:child_process";
 import type { SandboxResult } from "../import-sandbox.js";
-
-// A runner line carries at most a 2 MB checkpoint (JSON, base64 inside); anything longer is not
-// the protocol and is cut, so a child that never writes a newline cannot fill the server's memory.
-export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+import { LineSplitter } from "./line-splitter.js";
 
 export interface ChildLinesOptions {
   file: string;
@@ -20,43 +16,16 @@ export interface ChildLinesOptions {
   signal?: AbortSignal;
   onStdoutLine?: (line: string) => void;
   onStderrLine?: (line: string) => void;
-  /** Stops the work on a time limit or a cancel (default: SIGKILL to the child, or its group when detached). */
-  stop?: (child: ChildProcess) => void | Promise<void>;
 }
 
-function lineSplitter(onLine: ((line: string) => void) | undefined) {
-  let buffered = "";
-  let cut = false;
-  const emit = (line: string) => {
-    if (!onLine) return;
+/** A callback's own failure is its caller's to report; the child's output goes on being read. */
+function guarded(onLine: ((line: string) => void) | undefined): (line: string) => void {
+  return (line) => {
     try {
-      onLine(line);
+      onLine?.(line);
     } catch {
-      // A callback's own failure is its caller's to report; the child's output goes on being read.
+      // see above
     }
-  };
-  return {
-    push(chunk: string) {
-      let text = buffered + chunk;
-      let newline = text.indexOf("\n");
-      while (newline !== -1) {
-        const line = text.slice(0, newline);
-        if (!cut) emit((line.endsWith("\r") ? line.slice(0, -1) : line).slice(0, MAX_LINE_CHARS));
-        cut = false;
-        text = text.slice(newline + 1);
-        newline = text.indexOf("\n");
-      }
-      if (text.length > MAX_LINE_CHARS) {
-        if (!cut) emit(text.slice(0, MAX_LINE_CHARS));
-        cut = true;
-        text = "";
-      }
-      buffered = text;
-    },
-    end() {
-      if (buffered.length > 0 && !cut) emit(buffered);
-      buffered = "";
-    },
   };
 }
 
@@ -87,9 +56,7 @@ export function runChildLines(options: ChildLinesOptions): Promise<SandboxResult
       return;
     }
     const stop = () => {
-      const custom = options.stop;
-      if (custom) void Promise.resolve(custom(child)).catch(() => killGroup(child));
-      else if (options.detached) killGroup(child);
+      if (options.detached) killGroup(child);
       else child.kill("SIGKILL");
     };
     const timer = setTimeout(() => {
@@ -102,10 +69,10 @@ export function runChildLines(options: ChildLinesOptions): Promise<SandboxResult
     };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener("abort", onAbort, { once: true });
-    const out = lineSplitter(options.onStdoutLine);
-    const err = lineSplitter(options.onStderrLine);
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => out.push(chunk));
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => err.push(chunk));
+    const out = new LineSplitter(guarded(options.onStdoutLine));
+    const err = new LineSplitter(guarded(options.onStderrLine));
+    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     let spawnError: Error | null = null;
     child.on("error", (error) => {
       spawnError = error;

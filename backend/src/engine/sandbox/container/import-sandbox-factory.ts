@@ -2,8 +2,8 @@
 // a fallback to a subprocess: Docker missing is the job's or the run's error.
 import { fileURLToPath } from "node:url";
 import type { ImportConfig } from "../../../core/config.js";
-import { AppError } from "../../../core/errors.js";
 import type { ImportSandbox } from "../import-sandbox.js";
+import { DockerSandbox } from "./docker-sandbox.js";
 import { SubprocessSandbox } from "./subprocess-sandbox.js";
 
 /** runner.py beside this module's directory (copied to dist by the backend build). */
@@ -17,5 +17,5 @@ export function createImportSandbox(config: ImportConfig, runnerPath = RUNNER_PA
       wheelsDir: config.wheelsDir,
       python: config.python,
     });
-  throw new AppError("IMPORT_SANDBOX_UNAVAILABLE", { reason: "the Docker runtime is not built in this version" });
+  return new DockerSandbox({ config, runnerPath });
 }

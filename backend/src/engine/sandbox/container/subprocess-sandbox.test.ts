@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AppError } from "../../../core/errors.js";
 import { stopReason } from "../import-sandbox.js";
-import { MAX_LINE_CHARS } from "./child-lines.js";
+import { MAX_LINE_BYTES } from "./line-splitter.js";
 import { passedVariables, sandboxEnvironment } from "./sandbox-env.js";
 import { SubprocessSandbox } from "./subprocess-sandbox.js";
 
@@ -100,8 +100,8 @@ describe("subprocess import sandbox", () => {
   });
 
   it("cuts a line longer than the protocol allows instead of holding it", async () => {
-    const { out } = await run(`import sys; sys.stdout.write('x' * ${MAX_LINE_CHARS + 10}); print(); print('next')`);
-    expect(out.map((line) => line.length)).toEqual([MAX_LINE_CHARS, 4]);
+    const { out } = await run(`import sys; sys.stdout.write('x' * ${MAX_LINE_BYTES + 10}); print(); print('next')`);
+    expect(out.map((line) => line.length)).toEqual([MAX_LINE_BYTES, 4]);
   });
 
   it("refuses a program that cannot be started with IMPORT_SANDBOX_UNAVAILABLE", async () => {
