@@ -1,7 +1,7 @@
 // The Import repo page in a browser, against the real studio with STUDIO_ENABLE_IMPORT=1: a zip
 // of a small LangGraph project picked with the file picker (English and Vietnamese) shows its steps
-// going from running to done, the graph found, the environment names and the log, with "create
-// workflow" off and its reason said; hostile and broken zips (a zip-slip entry dropped on the drop
+// going from running to done, the graph found (not checked: this server skips the check step, so
+// no "create workflow" is offered for it), the environment names and the log; hostile and broken zips (a zip-slip entry dropped on the drop
 // zone, text named .zip, a zip over the size limit) are refused with their translated messages; a
 // GitHub URL is checked in the browser with the server's message, and a clone that fails (a local
 // mirror without the repository: no traffic leaves the machine) shows the job's error; a job that is
@@ -36,8 +36,7 @@ const TEXT = {
     stateStopped: "not run",
     graphs: "1 graph found",
     create: "Create workflow from this graph",
-    createWhy:
-      "Not available yet: a workflow can be created from an imported graph once installing and checking it in the sandbox are built.",
+    unchecked: "Not checked: the check step did not run for this graph.",
     import: "Import from GitHub",
     url: "GitHub URL",
     branch: "Branch (optional)",
@@ -57,8 +56,7 @@ const TEXT = {
     stateStopped: "không chạy",
     graphs: "Tìm thấy 1 graph",
     create: "Tạo quy trình từ graph này",
-    createWhy:
-      "Chưa dùng được: chỉ tạo được quy trình từ graph đã nhập khi bước cài đặt và kiểm tra trong sandbox đã được làm xong.",
+    unchecked: "Chưa kiểm tra: bước kiểm tra không chạy cho graph này.",
     import: "Nhập từ GitHub",
     url: "URL GitHub",
     branch: "Nhánh (tuỳ chọn)",
@@ -179,22 +177,32 @@ describe("the Import repo page in a browser", () => {
         ["skipped", TEXT[lang].stateSkipped],
       ]);
 
-      // The graph picker lists the graph of langgraph.json with its file:variable.
+      // The graph picker lists the graph of langgraph.json with its spec and file:variable.
       await job.getByRole("heading", { name: TEXT[lang].graphs }).waitFor();
-      const graph = job.getByRole("radio", { name: /agent/ });
-      expect(await graph.getAttribute("aria-checked")).toBe("true");
+      const graph = job.getByTestId("import-graph");
       expect(await job.getByTestId("import-graph-id").allTextContents()).toEqual(["agent"]);
+      expect(await graph.getByRole("heading", { name: "agent" }).count()).toBe(1);
+      expect(await job.getByTestId("import-graph-spec").allTextContents()).toEqual(["./src/agent/graph.py:graph"]);
       expect(await job.getByTestId("import-graph-location").allTextContents()).toEqual(["src/agent/graph.py:graph"]);
       expect(await job.getByTestId("import-env-names").locator("code").allTextContents()).toEqual([
         "LANGSMITH_API_KEY",
         "OPENAI_API_KEY",
       ]);
 
-      // Creating the workflow is not built: the action is there, off, and says why.
-      const create = job.getByRole("button", { name: TEXT[lang].create });
-      expect(await create.isDisabled()).toBe(true);
-      const why = await create.getAttribute("aria-describedby");
-      expect(await page.locator(`[id="${why}"]`).textContent()).toBe(TEXT[lang].createWhy);
+      // This server skips the check step: the graph is said not to be checked, and a workflow is
+      // offered only for a graph that loaded, so there is no "create" for it.
+      expect(await graph.getAttribute("data-inspection")).toBe("unchecked");
+      expect(await graph.getByTestId("import-graph-inspection").textContent()).toBe(TEXT[lang].unchecked);
+      expect(await job.getByRole("button", { name: TEXT[lang].create }).count()).toBe(0);
+
+      // Each step that logged shows its newest line as it comes.
+      const stored = await api<{ logs: { step: string; line: string }[] }>(suite.studio, "GET", `/api/imports/${id}`, {
+        token: suite.token,
+      });
+      const downloadLines = (stored.body.data?.logs ?? []).filter((log) => log.step === "download");
+      expect(await job.getByTestId("import-step-download").getByTestId("import-step-last-line").textContent()).toBe(
+        downloadLines.at(-1)?.line,
+      );
 
       // The log: the server's own lines, each under its step.
       const log = await job.getByTestId("import-log").textContent();
@@ -212,7 +220,7 @@ describe("the Import repo page in a browser", () => {
 
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, `import-repo-job-${lang}`);
-      await create.scrollIntoViewIfNeeded();
+      await graph.scrollIntoViewIfNeeded();
       await screenshot(page, `import-repo-job-graphs-${lang}`);
       if (lang === "en") {
         // Polling stops once the job has ended: three polling periods pass without a request for it.

@@ -72,6 +72,17 @@ export interface WorkflowEdge {
   source: string;
   target: string;
   label?: string;
+  /** An imported graph's conditional edge (its routing function chooses it). */
+  conditional?: boolean;
+}
+
+/** Where a workflow made from an imported repository's graph came from (decision 0028). */
+export interface ImportedGraphInfo {
+  job_id: string;
+  graph_id: string;
+  spec: string;
+  env_names: string[];
+  context_schema: unknown | null;
 }
 
 /** The document the editor writes and the engine runs (backend: schemas/workflow.schema.ts). */
@@ -81,6 +92,8 @@ export interface WorkflowDocument {
   state: StateField[];
   nodes: WorkflowNode[];
   edges: WorkflowEdge[];
+  /** Set on a workflow made from an imported graph: it is read-only in the editor. */
+  imported?: ImportedGraphInfo;
 }
 
 /** The server's limit on a workflow's name (workflowDocument.name: 1–200 after trimming). */
@@ -120,8 +133,40 @@ export interface Version extends VersionSummary {
   document: WorkflowDocument;
 }
 
-/** A repository import job as GET /api/imports/:id answers it: the server's own schema. */
-export type ImportJob = z.infer<typeof importJobView>;
+/** Why a graph could not be loaded when the check step inspected it. */
+export interface GraphInspectionError {
+  ok: false;
+  kind: "missing_env" | "network" | "exception" | "timeout";
+  stage: "import" | "build" | "inspect" | null;
+  error_type: string | null;
+  message: string;
+  variables: string[];
+  location: { file: string; line: number; function: string | null } | null;
+}
+
+/** What the check step found of a graph that loaded. */
+export interface GraphInspectionOk {
+  ok: true;
+  name: string;
+  nodes: number;
+  edges: number;
+  conditional_edges: number;
+  subgraphs: string[];
+  context_schema: unknown | null;
+}
+
+/** A graph's inspection: null (not checked yet), what loaded, or why it did not. */
+export type GraphInspection = GraphInspectionOk | GraphInspectionError | null;
+
+type ImportJobBase = z.infer<typeof importJobView>;
+/**
+ * A repository import job as GET /api/imports/:id answers it: the server's own schema, each graph
+ * with the check step's inspection (absent from servers that do not inspect yet).
+ */
+export type ImportJob = Omit<ImportJobBase, "graphs"> & {
+  graphs: (ImportJobBase["graphs"][number] & { inspected?: GraphInspection })[];
+};
+export type ImportGraph = ImportJob["graphs"][number];
 export type ImportStepName = ImportJob["step"];
 export type ImportStepStatus = ImportJob["steps"][number]["status"];
 export type { GithubImportBody };
@@ -303,6 +348,10 @@ export const api = {
     form.append("file", file, file.name);
     return request<ImportJob>("/api/imports", { method: "POST", form });
   },
+
+  /** Makes a workflow from a graph of a finished import (the job is then kept). */
+  createWorkflowFromImport: (jobId: string, body: { graph_id: string; name?: string }) =>
+    request<Workflow>(`/api/imports/${id(jobId)}/workflows`, { method: "POST", body }),
 
   /** Every node type with the JSON Schema of its settings (typed where it is read: the inspector). */
   nodeTypes: () => request<unknown[]>("/api/node-types"),

@@ -8,6 +8,7 @@ import { createRunStore, RunStoreProvider } from "@/features/run/run-store";
 import { workflowQuery } from "@/features/workflows/workflow-queries";
 import { reportSessionEnded } from "@/lib/api";
 import { createDocumentStore, DocumentStoreProvider, selectDocument, selectSavedVersion } from "./document";
+import { isReadOnlyDocument } from "./imported/imported-workflow";
 import { EditorLayout } from "./layout/editor-layout";
 import { createEditorUiStore, EditorUiProvider } from "./layout/editor-ui-store";
 
@@ -35,6 +36,8 @@ export function WorkflowPage() {
       workflowId: workflow.id,
       version: workflow.version,
       document: workflow.document,
+      // An imported graph's workflow: every command is refused, so nothing can change or be saved.
+      readOnly: isReadOnlyDocument(workflow.document),
     });
     const run = createRunStore({
       workflowId: workflow.id,

@@ -7,18 +7,16 @@ import {
   CircleXIcon,
   LoaderCircleIcon,
 } from "lucide-react";
-import { useId, useState } from "react";
+import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import { ScrollBox } from "@/components/scroll-box";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
-import { Button } from "@/components/ui/button";
-import { Label } from "@/components/ui/label";
-import { RadioGroup, RadioGroupItem } from "@/components/ui/radio-group";
 import { ApiError, type ImportJob } from "@/lib/api";
 import { errorMessage } from "@/lib/error-message";
 import { fullDate } from "@/lib/relative-time";
 import { cn } from "@/lib/utils";
-import { graphLocation, type StepState, sourceLabel, stepViews } from "./import-job";
+import { GraphPicker } from "./graph-picker";
+import { type StepState, sourceLabel, stepViews } from "./import-job";
 import { ImportStatusBadge } from "./import-status-badge";
 
 const STEP_ICON: Record<StepState, { icon: typeof CircleCheckIcon; className: string }> = {
@@ -69,6 +67,16 @@ function Steps({ job }: { job: ImportJob }) {
                 </span>
               </p>
               <p className="text-xs text-muted-foreground">{t(`importRepo.stepHelp.${step.name}`)}</p>
+              {/* The step's newest log line, as it comes (the whole log is below). */}
+              {step.logs.length > 0 && (
+                <p
+                  className="truncate font-mono text-xs text-muted-foreground"
+                  title={step.logs[step.logs.length - 1]}
+                  data-testid="import-step-last-line"
+                >
+                  {step.logs[step.logs.length - 1]}
+                </p>
+              )}
             </div>
           </li>
         );
@@ -115,49 +123,6 @@ function Log({ job }: { job: ImportJob }) {
       ) : (
         <LogLines job={job} labelledBy={id} />
       )}
-    </section>
-  );
-}
-
-function Graphs({ job }: { job: ImportJob }) {
-  const { t } = useTranslation();
-  const id = useId();
-  // The first graph is picked until the person picks another (the list arrives while polling).
-  const [picked, setPicked] = useState<string | null>(null);
-  if (job.graphs.length === 0) return null;
-  const value = picked !== null && job.graphs.some((graph) => graph.id === picked) ? picked : job.graphs[0]?.id;
-  return (
-    <section className="grid gap-3" aria-labelledby={id}>
-      <h3 id={id} className="text-sm font-semibold">
-        {t("importRepo.job.graphs", { count: job.graphs.length })}
-      </h3>
-      <RadioGroup value={value} onValueChange={setPicked} aria-labelledby={id} data-testid="import-graphs">
-        {job.graphs.map((graph, index) => (
-          <div key={graph.id} className="flex items-start gap-3 rounded-md border p-3">
-            <RadioGroupItem value={graph.id} id={`${id}-graph-${index}`} className="mt-0.5" />
-            <Label htmlFor={`${id}-graph-${index}`} className="grid gap-0.5 font-normal">
-              <span className="font-medium" data-testid="import-graph-id">
-                {graph.id}
-              </span>
-              <span className="font-mono text-xs text-muted-foreground" data-testid="import-graph-location">
-                {graphLocation(graph)}
-              </span>
-              <span className="text-xs text-muted-foreground">
-                {t(graph.origin === "scan" ? "importRepo.origin.scan" : "importRepo.origin.langgraphJson")}
-              </span>
-            </Label>
-          </div>
-        ))}
-      </RadioGroup>
-      {/* Not built yet on the server: the action is shown, off, with the reason, never faked. */}
-      <div className="grid gap-1.5">
-        <Button className="justify-self-start" disabled aria-describedby={`${id}-why`} data-testid="import-create">
-          {t("importRepo.job.createWorkflow")}
-        </Button>
-        <p id={`${id}-why`} className="text-xs text-muted-foreground" data-testid="import-create-reason">
-          {t("importRepo.job.createNotYet")}
-        </p>
-      </div>
     </section>
   );
 }
@@ -230,7 +195,7 @@ export function ImportJobView({ job }: { job: ImportJob }) {
       )}
 
       <Steps job={job} />
-      <Graphs key={job.id} job={job} />
+      <GraphPicker job={job} />
       {job.status !== "failed" && <Environment job={job} />}
       <Log job={job} />
     </article>

@@ -1,5 +1,6 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { api, type GithubImportBody, type ImportJob } from "@/lib/api";
+import { workflowsQuery } from "@/features/workflows/workflow-queries";
+import { api, type GithubImportBody, type ImportJob, type Workflow } from "@/lib/api";
 import { jobRefetchInterval } from "./import-job";
 
 export const importsQuery = queryOptions({ queryKey: ["imports"], queryFn: api.listImports });
@@ -27,6 +28,22 @@ export function useStartImport() {
     onSuccess: (job) => {
       queryClient.setQueryData(["imports", job.id], job);
       void queryClient.invalidateQueries({ queryKey: importsQuery.queryKey, exact: true });
+    },
+  });
+}
+
+/**
+ * Makes a workflow from a graph of a finished import: the workflow is put in the cache (the editor
+ * opens it at once), the list of workflows and the job (now kept) are asked for again.
+ */
+export function useCreateWorkflowFromImport(jobId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (graphId: string): Promise<Workflow> => api.createWorkflowFromImport(jobId, { graph_id: graphId }),
+    onSuccess: (workflow) => {
+      queryClient.setQueryData(["workflows", workflow.id], workflow);
+      void queryClient.invalidateQueries({ queryKey: workflowsQuery.queryKey, exact: true });
+      void queryClient.invalidateQueries({ queryKey: ["imports", jobId] });
     },
   });
 }

@@ -84,12 +84,18 @@ export function RunInputForm({
   onChange,
   problems,
   history,
+  rawOnly = false,
+  contextSchema = null,
 }: {
   fields: readonly StateField[];
   draft: InputDraft;
   onChange(draft: InputDraft): void;
   problems: Record<string, string>;
   history: readonly Record<string, unknown>[];
+  /** Only the raw JSON (an imported graph: its input is any JSON object, there are no fields). */
+  rawOnly?: boolean;
+  /** The imported graph's runtime context schema as text, shown as a hint for `__context__`. */
+  contextSchema?: string | null;
 }) {
   const { t } = useTranslation();
   const [historyPick, setHistoryPick] = useState("");
@@ -108,26 +114,28 @@ export function RunInputForm({
   return (
     <div className="grid gap-3 p-3" data-testid="run-input">
       <div className="flex flex-wrap items-center gap-2">
-        <fieldset className="inline-flex rounded-md border p-0.5 text-xs">
-          <legend className="sr-only">{t("run.input.mode")}</legend>
-          <button
-            type="button"
-            aria-pressed={!draft.raw}
-            onClick={toFields}
-            className={cn("rounded px-2 py-0.5", !draft.raw && "bg-accent font-medium")}
-          >
-            {t("run.input.form")}
-          </button>
-          <button
-            type="button"
-            aria-pressed={draft.raw}
-            onClick={toRaw}
-            className={cn("rounded px-2 py-0.5", draft.raw && "bg-accent font-medium")}
-            data-testid="run-input-raw"
-          >
-            {t("run.input.json")}
-          </button>
-        </fieldset>
+        {!rawOnly && (
+          <fieldset className="inline-flex rounded-md border p-0.5 text-xs">
+            <legend className="sr-only">{t("run.input.mode")}</legend>
+            <button
+              type="button"
+              aria-pressed={!draft.raw}
+              onClick={toFields}
+              className={cn("rounded px-2 py-0.5", !draft.raw && "bg-accent font-medium")}
+            >
+              {t("run.input.form")}
+            </button>
+            <button
+              type="button"
+              aria-pressed={draft.raw}
+              onClick={toRaw}
+              className={cn("rounded px-2 py-0.5", draft.raw && "bg-accent font-medium")}
+              data-testid="run-input-raw"
+            >
+              {t("run.input.json")}
+            </button>
+          </fieldset>
+        )}
         {options.length > 0 && (
           <select
             aria-label={t("run.input.previous")}
@@ -157,10 +165,26 @@ export function RunInputForm({
             className="min-h-28 rounded-md border bg-background p-2 font-mono text-xs"
             spellCheck={false}
             value={draft.json}
+            aria-describedby={rawOnly ? "run-input-json-hint" : undefined}
             aria-invalid={problems[""] ? true : undefined}
             onChange={(event) => onChange({ ...draft, json: event.target.value })}
           />
           {problems[""] && <p className="text-xs text-destructive">{t(problems[""])}</p>}
+          {rawOnly && (
+            <p id="run-input-json-hint" className="text-xs text-muted-foreground" data-testid="run-input-any-object">
+              {t("run.input.anyObject", { key: "__context__" })}
+            </p>
+          )}
+          {contextSchema !== null && (
+            <details className="text-xs" data-testid="run-input-context-schema">
+              <summary className="cursor-pointer text-muted-foreground">
+                {t("run.input.contextSchema", { key: "__context__" })}
+              </summary>
+              <pre className="mt-1 max-h-40 overflow-auto rounded-md border bg-muted/40 p-2 font-mono">
+                {contextSchema}
+              </pre>
+            </details>
+          )}
         </div>
       ) : fields.length === 0 ? (
         <p className="text-sm text-muted-foreground">{t("run.input.none")}</p>

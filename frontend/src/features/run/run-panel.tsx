@@ -11,6 +11,7 @@ import { api, type Workflow } from "@/lib/api";
 import { errorCode } from "@/lib/error-message";
 import { cn } from "@/lib/utils";
 import { selectDocument, selectIsDirty, selectSavedVersion, useDocument, useDocumentStore } from "../editor/document";
+import { contextSchemaText, importedOf } from "../editor/imported/imported-workflow";
 import { useEditorUi } from "../editor/layout/editor-ui-store";
 import type { FormProblem } from "./backend-shared";
 import { ForkDialog, type ForkTarget } from "./fork-dialog";
@@ -18,7 +19,7 @@ import { HumanForm } from "./human-form";
 import { NodeRunDialog } from "./node-run-dialog";
 import { useRunFromUrl } from "./open-run-from-url";
 import { PinsList } from "./pins-list";
-import { runErrorText } from "./run-error-text";
+import { runErrorDetails, runErrorText } from "./run-error-text";
 import { draftFrom, inputFields, RunInputForm, readInput } from "./run-input-form";
 import { readInputHistory, rememberInput } from "./run-input-history";
 import { type NodeStat, type RunTab, useRun, useRunStore } from "./run-store";
@@ -55,7 +56,9 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
     const start = document.nodes.find((n) => n.type === "start");
     return inputFields(document.state, start?.data.inputs);
   }, [document]);
-  const [draft, setDraft] = useState(() => draftFrom(fields, history[0] ?? {}));
+  // An imported graph takes any JSON object (its runtime context under __context__): raw JSON only.
+  const imported = importedOf(document);
+  const [draft, setDraft] = useState(() => draftFrom(fields, history[0] ?? {}, imported !== null));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [forkTarget, setForkTarget] = useState<ForkTarget | null>(null);
   // Names and the state schema as the canvas shows them: a version being previewed (a run opened
@@ -177,8 +180,9 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
           variant="ghost"
           size="sm"
           className="h-7"
-          disabled={!selectedRunnable}
-          title={t("run.nodeRun.toolbarHint")}
+          // An imported graph runs as a whole in its sandbox: no node alone.
+          disabled={!selectedRunnable || imported !== null}
+          title={imported ? t("editor.imported.noNodeRun") : t("run.nodeRun.toolbarHint")}
           onClick={() =>
             selectedNode &&
             store.getState().openNodeRun({
@@ -272,6 +276,11 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
           data-testid="run-action-error"
         >
           {runErrorText(t, actionError)}
+          {runErrorDetails(actionError).map((line) => (
+            <span key={line} className="block font-mono text-xs break-all">
+              {line}
+            </span>
+          ))}
           {Array.isArray(actionError.details) &&
             (actionError.details as { code?: string; message?: string; node_id?: string }[])
               .filter((d) => typeof d?.code === "string")
@@ -297,6 +306,11 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
             {runError && (
               <p className="border-b px-3 py-1 text-sm text-destructive" data-testid="run-error">
                 {runErrorText(t, runError)}
+                {runErrorDetails(runError).map((line) => (
+                  <span key={line} className="block font-mono text-xs break-all" data-testid="run-error-detail">
+                    {line}
+                  </span>
+                ))}
               </p>
             )}
             <Tabs.Root
@@ -317,7 +331,15 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
                 ))}
               </Tabs.List>
               <Tabs.Content value="input" className="min-h-0 flex-1 overflow-y-auto outline-none">
-                <RunInputForm fields={fields} draft={draft} onChange={setDraft} problems={problems} history={history} />
+                <RunInputForm
+                  fields={fields}
+                  draft={draft}
+                  onChange={setDraft}
+                  problems={problems}
+                  history={history}
+                  rawOnly={imported !== null}
+                  contextSchema={contextSchemaText(imported)}
+                />
                 <PinsList labelOf={labelOf} nodeIds={nodeIds} />
               </Tabs.Content>
               <Tabs.Content value="trace" className="min-h-0 flex-1 outline-none">

@@ -181,6 +181,8 @@ export function buildEdges(
     )
       return prev;
     const classes = ["superstep-edge"];
+    // An imported graph's conditional edge: its routing function picks it at run time.
+    if (edge.conditional === true) classes.push("superstep-edge-conditional");
     if (problems > 0) classes.push("superstep-edge-problem");
     if (mark) classes.push(`superstep-edge-${mark}`);
     return {

@@ -12,6 +12,7 @@ import { useTranslation } from "react-i18next";
 import { NodeRunBadge } from "@/features/run/node-run-badge";
 import { cn } from "@/lib/utils";
 import { type NoteColor, useDispatch } from "../document";
+import { importedNodeInfo } from "../imported/imported-workflow";
 import type { NoteFlowNode, WorkflowFlowNode } from "./canvas-elements";
 import { NodeHandle } from "./canvas-handles";
 import { useCanvasText } from "./canvas-text";
@@ -40,6 +41,7 @@ function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>
   const typeName = text.typeName(node.type);
   const custom = typeof node.data.label === "string" && node.data.label !== "" ? node.data.label : undefined;
   const labelled = handles.some((h) => h.label !== undefined);
+  const subgraph = importedNodeInfo(node)?.subgraph ?? null;
   // React Flow's own handles once the pointer reaches or moves in the node (canvas-handles.tsx); at
   // once, so that the press that follows starts a connection. Not while a connection is being
   // dragged: a handle swapped under it lost the connection's end, which ends on the still drawing
@@ -93,6 +95,15 @@ function WorkflowNodeDrawing({ id, data, selected }: NodeProps<WorkflowFlowNode>
           </span>
         )}
       </div>
+      {subgraph && (
+        <div
+          className="canvas-detail truncate border-t bg-violet-50 px-3 py-0.5 text-xs font-medium text-violet-800 dark:bg-violet-950/60 dark:text-violet-200"
+          title={text.subgraph(subgraph)}
+          data-testid={`canvas-node-subgraph-${id}`}
+        >
+          {text.subgraph(subgraph)}
+        </div>
+      )}
       {mark && (
         <div className="canvas-detail border-t px-3 py-0.5 text-xs font-medium" data-testid={`canvas-node-mark-${id}`}>
           {text.mark(mark)}

@@ -16,6 +16,8 @@ export interface CanvasText {
   problems(count: number): string;
   mark(mark: CompareMark): string;
   runBadge(badge: NodeBadge): string;
+  /** The badge of a node inside an imported graph's subgraph. */
+  subgraph(name: string): string;
 }
 
 /** The canvas's words in `t`'s language; fixed words are translated once, the rest when asked. */
@@ -38,6 +40,7 @@ export function canvasText(t: TFunction): CanvasText {
     problems: (count) => t("editor.canvas.problems", { count }),
     mark: (mark) => t(`editor.canvas.mark.${mark}`),
     runBadge: (badge) => t(`run.status.${badge}`),
+    subgraph: (name) => t("editor.imported.subgraphBadge", { name }),
   };
 }
 

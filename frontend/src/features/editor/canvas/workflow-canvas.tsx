@@ -101,6 +101,7 @@ function CanvasView() {
           ? t("editor.canvas.edgeLabelled", { source: edge.source, target: edge.target, label: edge.label })
           : t("editor.canvas.edge", { source: edge.source, target: edge.target }),
       ];
+      if (edge.conditional === true) parts.push(t("editor.imported.conditionalEdge"));
       if (count > 0) parts.push(t("editor.canvas.problems", { count }));
       if (mark) parts.push(t(`editor.canvas.mark.${mark}`));
       return parts.join(". ");

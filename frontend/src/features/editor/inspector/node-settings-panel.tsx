@@ -22,6 +22,7 @@ import {
   useDocumentStore,
   type WorkflowNode,
 } from "../document";
+import { ImportedNodeSettings } from "../imported/imported-node-settings";
 import { useEditorUi } from "../layout/editor-ui-store";
 import { type NodeTypeInfo, nodeTypesQuery } from "./node-type-queries";
 import { documentContextKeys } from "./reference-scope";
@@ -136,12 +137,10 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
     () => ({ fields: state, contextKeys, inForEachBody }),
     [state, contextKeys, inForEachBody],
   );
-  const types = useQuery(nodeTypesQuery);
   const select = useEditorUi((s) => s.select);
+  const readOnly = useDocument((s) => s.readOnly);
   const fieldListId = useId();
   const refusal = (error: DocumentError) => t(`editor.errors.${error.code}`, error.params ?? {});
-  const info = types.data?.find((entry) => entry.type === node?.type);
-  const form = info ? formOf(info.data_schema) : null;
   const storedLabel = typeof node?.data.label === "string" ? node.data.label : "";
 
   if (!node)
@@ -174,6 +173,48 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
           {t("editor.inspector.chooseAnother")}
         </button>
       </div>
+      {readOnly ? (
+        <ImportedNodeSettings node={node} name={nodeName(node)} />
+      ) : (
+        <EditableSettings
+          nodeId={nodeId}
+          node={node}
+          storedLabel={storedLabel}
+          fieldListId={fieldListId}
+          scope={scope}
+          change={change}
+          closeGroup={closeGroup}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The label and the settings form of a node that can be edited. */
+function EditableSettings({
+  nodeId,
+  node,
+  storedLabel,
+  fieldListId,
+  scope,
+  change,
+  closeGroup,
+}: {
+  nodeId: string;
+  node: WorkflowNode;
+  storedLabel: string;
+  fieldListId: string;
+  scope: ReferenceScope;
+  change(path: SettingPath, value: unknown): string | null;
+  closeGroup(): void;
+}) {
+  const { t } = useTranslation();
+  const types = useQuery(nodeTypesQuery);
+  const info = types.data?.find((entry) => entry.type === node.type);
+  const form = info ? formOf(info.data_schema) : null;
+  const state = useDocument(selectState);
+  return (
+    <>
       <LabelField nodeId={nodeId} stored={storedLabel} />
       <datalist id={fieldListId}>
         {state.map((field) => (
@@ -191,7 +232,7 @@ function NodeSettings({ nodeId }: { nodeId: string }) {
           <SettingField name="" spec={form} required path={[]} value={node.data} />
         </SettingsFormProvider>
       )}
-    </div>
+    </>
   );
 }
 

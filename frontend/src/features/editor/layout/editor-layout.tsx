@@ -3,6 +3,7 @@ import type { Workflow } from "@/lib/api";
 import { NodePalette } from "../canvas/node-palette";
 import { WorkflowCanvas } from "../canvas/workflow-canvas";
 import { DocumentStoreProvider } from "../document";
+import { ImportedBanner } from "../imported/imported-banner";
 import { EditorHeader } from "./editor-header";
 import { EditorSidePanel } from "./editor-side-panel";
 import { useEditorUi } from "./editor-ui-store";
@@ -22,6 +23,7 @@ export function EditorLayout({ workflow }: { workflow: Workflow }) {
     >
       <div className="col-span-3 border-b">
         <EditorHeader workflow={workflow} />
+        <ImportedBanner />
       </div>
       <aside className="row-span-2 min-h-0 overflow-y-auto border-r" data-testid="editor-palette-column">
         <NodePalette />

@@ -63,6 +63,17 @@ export function StateSchemaPanel() {
   const document = useDocument(selectDocument);
   const clashes = useParallelWrites(document);
   const byField = useMemo(() => new Map(clashes.map((c) => [c.field, c])), [clashes]);
+  const readOnly = useDocument((s) => s.readOnly);
+  // An imported graph's state is its Python code's: nothing to declare or edit here.
+  if (readOnly)
+    return (
+      <div className="grid gap-2 p-4" data-testid="state-schema">
+        <h2 className="text-sm font-semibold">{t("editor.stateSchema.title")}</h2>
+        <p className="text-sm text-muted-foreground" data-testid="state-read-only">
+          {t("editor.imported.stateHint")}
+        </p>
+      </div>
+    );
   return (
     <div className="grid gap-4 p-4" data-testid="state-schema">
       <div>

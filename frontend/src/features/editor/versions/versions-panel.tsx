@@ -61,6 +61,8 @@ export function VersionsPanel() {
   }, [ui, workflowId, mode, first.data, second.data, comparison]);
   useEffect(() => () => backToEditing(ui), [ui]);
 
+  // An imported workflow's versions can be looked at, not restored (it is read-only).
+  const readOnly = useDocument((s) => s.readOnly);
   const restore = useMutation({
     mutationFn: (number: number) => api.restoreVersion(workflowId, number),
     onSuccess: ({ workflow }, number) => {
@@ -103,7 +105,7 @@ export function VersionsPanel() {
             <Button size="sm" variant="outline" onClick={() => setMode({ kind: "list" })}>
               {t("editor.versions.backToEditing")}
             </Button>
-            {mode.kind === "preview" && mode.version !== current && (
+            {mode.kind === "preview" && mode.version !== current && !readOnly && (
               <Button size="sm" variant="outline" onClick={() => setRestoring(mode.version)}>
                 {t("editor.versions.restore")}
               </Button>
@@ -193,7 +195,7 @@ export function VersionsPanel() {
                   size="icon"
                   variant="ghost"
                   className="size-8"
-                  disabled={v.number === current}
+                  disabled={v.number === current || readOnly}
                   aria-label={t("editor.versions.restoreVersion", { version: v.number })}
                   onClick={() => setRestoring(v.number)}
                 >
