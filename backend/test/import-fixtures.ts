@@ -132,3 +132,9 @@ export const MISSING_PIN_FILES: Record<string, string> = {
   "requirements.txt": "langgraph\nsuperstep-no-such-package==9.9.9\n",
   "app.py": REQUIREMENTS_FILES["app.py"] as string,
 };
+
+/** Its only graph raises while its module is imported: no graph loads. */
+export const NOTHING_LOADS_FILES: Record<string, string> = {
+  "requirements.txt": "langgraph\n",
+  "app.py": `raise ValueError("no graph today")\n\n${REQUIREMENTS_FILES["app.py"] as string}`,
+};

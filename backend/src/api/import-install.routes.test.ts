@@ -2,7 +2,16 @@
 // through the API with the subprocess runtime: real venvs, real pip installing offline from the
 // test wheels, real runner.py inspect. Each import installs once (10–30 s), so the imports are
 // started together before the tests and shared by them.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +20,7 @@ import {
   FLAT_LAYOUT_FILES,
   MANY_GRAPHS_FILES,
   MISSING_PIN_FILES,
+  NOTHING_LOADS_FILES,
   REQUIREMENTS_FILES,
 } from "../../test/import-fixtures.js";
 import {
@@ -48,7 +58,7 @@ describe("repo import: install, check, ready and imported workflows", () => {
   let member: Session;
   let work: string;
   let importDir: string;
-  const jobs: Record<"many" | "flat" | "requirements" | "pin", Job> = {} as never;
+  const jobs: Record<"many" | "flat" | "requirements" | "pin" | "none", Job> = {} as never;
 
   const get = (url: string, session = owner) => studio.app.inject({ method: "GET", url, headers: session.auth });
   const createWorkflow = (id: string, payload: object, session = owner) =>
@@ -86,10 +96,11 @@ describe("repo import: install, check, ready and imported workflows", () => {
       flat: await upload(FLAT_LAYOUT_FILES, owner),
       requirements: await upload(REQUIREMENTS_FILES, owner),
       pin: await upload(MISSING_PIN_FILES, member),
+      none: await upload(NOTHING_LOADS_FILES, member),
     };
     await studio.container.imports.idle();
     for (const [key, id] of Object.entries(ids)) {
-      const session = key === "pin" ? member : owner;
+      const session = key === "pin" || key === "none" ? member : owner;
       jobs[key as keyof typeof jobs] = (await get(`/api/imports/${id}`, session)).json().data;
     }
   }, 600_000);
@@ -225,6 +236,22 @@ describe("repo import: install, check, ready and imported workflows", () => {
     ).toBe(true);
   });
 
+  it("fails the check with IMPORT_INSPECT_FAILED when no graph loads, each cause on its graph", () => {
+    const job = jobs.none;
+    expect(job.status).toBe("failed");
+    expect(job.error).toMatchObject({
+      code: "IMPORT_INSPECT_FAILED",
+      details: { graphs: [{ id: "app", kind: "exception", message: "no graph today" }] },
+    });
+    expect(job.steps.map((s) => s.status)).toEqual(["done", "done", "failed", "pending"]);
+    expect(graph(job, "app")).toMatchObject({
+      ok: false,
+      kind: "exception",
+      stage: "import",
+      error_type: "ValueError",
+    });
+  });
+
   it("creates a read-only workflow from the new-project graph, answered as POST /api/workflows answers, and keeps the job", async () => {
     const response = await createWorkflow(jobs.many.id, { graph_id: "agent" });
     expect(response.statusCode, response.body).toBe(201);
@@ -323,8 +350,9 @@ describe("repo import: install, check, ready and imported workflows", () => {
     ["a body without graph_id", "many", {}, 422, "VALIDATION_FAILED"],
     ["an empty name", "many", { graph_id: "agent", name: " " }, 422, "VALIDATION_FAILED"],
     ["a job that failed", "pin", { graph_id: "app" }, 409, "IMPORT_NOT_READY"],
+    ["a job whose check failed", "none", { graph_id: "app" }, 409, "IMPORT_NOT_READY"],
   ] as const)("refuses %s", async (_what, key, payload, status, code) => {
-    const session = key === "pin" ? member : owner;
+    const session = key === "pin" || key === "none" ? member : owner;
     const response = await createWorkflow(jobs[key].id, payload, session);
     expect(response.statusCode, response.body).toBe(status);
     expect(response.json().error.code).toBe(code);
@@ -378,5 +406,21 @@ describe("repo import: install, check, ready and imported workflows", () => {
     });
     expect(response.statusCode).toBe(409);
     expect(response.json().error.code).toBe("WORKFLOW_READ_ONLY");
+  });
+
+  it("never reads a node's source through a link that leads out of the source, as the sandbox could leave one", async () => {
+    // What a repository's code could do to its own directory while it runs in the sandbox.
+    const project = join(importDir, jobs.flat.id, "src/repo-main");
+    const outside = join(work, "outside");
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(outside, "steps.py"), "def step(state):\n    return 'server secret'\n");
+    renameSync(join(project, "helpers"), join(project, "helpers-real"));
+    symlinkSync(outside, join(project, "helpers"));
+    const response = await createWorkflow(jobs.flat.id, { graph_id: "flat" });
+    expect(response.statusCode, response.body).toBe(201);
+    const step = response.json().data.document.nodes.find((n: { id: string }) => n.id === "step");
+    expect(step.data.imported.source).toEqual({ file: "helpers/steps.py", line: 1 });
+    expect(step.data.code).toBe("# step: library code, no source in the repository");
+    expect(response.body).not.toContain("server secret");
   });
 });

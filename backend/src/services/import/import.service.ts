@@ -4,7 +4,7 @@
 // (at least one graph loaded). A workflow is then made from one loaded graph.
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { lstat, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
@@ -56,11 +56,12 @@ function isAlive(pid: number): boolean {
 
 const MAX_SOURCE_FILE_BYTES = 1024 * 1024;
 
-/** A plain file of the repository (never a link), or null. */
-async function readRepositoryFile(path: string): Promise<string | null> {
+/** A plain file of the repository (never a link, nor under one that leads out of `within`), or null. */
+async function readRepositoryFile(path: string, within: string): Promise<string | null> {
   try {
     const info = await lstat(path);
     if (!info.isFile() || info.size > MAX_SOURCE_FILE_BYTES) return null;
+    if (!(await realpath(path)).startsWith(`${within}${sep}`)) return null;
     return await readFile(path, "utf8");
   } catch {
     return null;
@@ -223,12 +224,15 @@ export class ImportService {
     const line = runnerGraphLine.safeParse(stored);
     if (!line.success)
       throw new AppError("IMPORT_GRAPH_NOT_FOUND", { graph_id: input.graph_id, reason: "its inspection is not kept" });
-    const root = join(jobDir, job.source_root ?? "src");
+    // job.json and the source sit where the sandbox can write: nothing read here may lead out of src/.
+    const relativeRoot = insidePath(job.source_root ?? "src");
+    const root = join(jobDir, relativeRoot === "src" || relativeRoot?.startsWith("src/") ? relativeRoot : "src");
+    const within = await realpath(join(jobDir, "src")).catch(() => null);
     const sources = new Map<string, string>();
     for (const node of line.data.nodes) {
       const file = node.source ? insidePath(node.source.file) : null;
-      if (file === null || sources.has(file)) continue;
-      const text = await readRepositoryFile(join(root, file));
+      if (file === null || within === null || sources.has(file)) continue;
+      const text = await readRepositoryFile(join(root, file), within);
       if (text !== null) sources.set(file, text);
     }
     const document = buildImportedWorkflow({
@@ -372,8 +376,9 @@ export class ImportService {
     await this.#enterStep(job.id, "install");
     const sandbox = await this.#sandbox(this.#config);
     const { sandboxEnvironment } = await import("../../engine/sandbox/container/sandbox-env.js");
+    const paths = sandbox.paths(jobDir);
     const env = sandboxEnvironment({
-      paths: sandbox.paths(jobDir),
+      paths,
       declared: job.env_names,
       secrets: this.#config.secrets,
       serverEnv: process.env,
@@ -384,7 +389,8 @@ export class ImportService {
       sourceRoot,
       kind: job.project?.kind ?? "none",
       indexUrl: this.#config.indexUrl,
-      env,
+      // No keys while installing: the repository's build code runs then, with the network on.
+      env: sandboxEnvironment({ paths, declared: [], secrets: [], serverEnv: process.env }),
       timeoutMs: this.#config.installTimeoutMs,
       signal,
       log: (line) => log.add("install", line),
@@ -406,7 +412,9 @@ export class ImportService {
       signal,
       log: (line) => log.add("check", line),
     });
-    await writeFile(join(jobDir, INSPECT_FILE), JSON.stringify({ graphs: checked.lines }));
+    // Created afresh, never written through: the sandbox could have left a link by that name.
+    await rm(join(jobDir, INSPECT_FILE), { force: true, recursive: true });
+    await writeFile(join(jobDir, INSPECT_FILE), JSON.stringify({ graphs: checked.lines }), { flag: "wx" });
     await log.flush();
     const loaded = [...checked.inspected.values()].filter((summary) => summary.ok).length;
     await this.#jobs.update(job.id, (stored) => {
