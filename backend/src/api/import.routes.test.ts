@@ -287,8 +287,13 @@ describe("repo import API", () => {
 
   it("documents the import routes in the OpenAPI reference", async () => {
     const docs = (await studio.app.inject({ method: "GET", url: "/api/docs/json" })).json();
-    expect(Object.keys(docs.paths)).toEqual(expect.arrayContaining(["/api/imports", "/api/imports/{id}"]));
+    expect(Object.keys(docs.paths)).toEqual(
+      expect.arrayContaining(["/api/imports", "/api/imports/{id}", "/api/imports/{id}/workflows"]),
+    );
     expect(docs.paths["/api/imports"].post.requestBody.content).toHaveProperty("application/json");
+    expect(Object.keys(docs.paths["/api/imports/{id}/workflows"].post.responses)).toEqual(
+      expect.arrayContaining(["201", "404", "409", "422"]),
+    );
   });
 });
 
