@@ -193,17 +193,42 @@ export const CATALOG = {
   },
   IMPORT_INTERRUPTED: { status: 409, message: "Import interrupted by a restart." },
   IMPORT_FAILED: { status: 500, message: "The import failed on the server; its log says where." },
-  IMPORT_SANDBOX_UNAVAILABLE: { status: 503, message: "The import sandbox cannot be used: Docker did not answer or the image is missing; details say why." },
-  IMPORT_INSTALL_FAILED: { status: 422, message: "Installing the repository's packages failed; details name the package when pip did, and the install log says why." },
+  IMPORT_SANDBOX_UNAVAILABLE: {
+    status: 503,
+    message: "The import sandbox cannot be used: Docker did not answer or the image is missing; details say why.",
+  },
+  IMPORT_INSTALL_FAILED: {
+    status: 422,
+    message:
+      "Installing the repository's packages failed; details name the package when pip did, and the install log says why.",
+  },
   IMPORT_INSTALL_TIMEOUT: { status: 422, message: "Installing took longer than STUDIO_IMPORT_INSTALL_TIMEOUT allows." },
-  IMPORT_INSPECT_FAILED: { status: 422, message: "No graph of the repository could be loaded in the sandbox; each graph's error names the cause." },
+  IMPORT_INSPECT_FAILED: {
+    status: 422,
+    message: "No graph of the repository could be loaded in the sandbox; each graph's error names the cause.",
+  },
   IMPORT_GRAPH_NOT_FOUND: { status: 404, message: "The import has no graph with this id that loaded." },
   IMPORT_NOT_READY: { status: 409, message: "The import has not finished checking its graphs, or it failed." },
-  WORKFLOW_READ_ONLY: { status: 409, message: "An imported workflow is read-only: its code lives in the repository it came from." },
-  SANDBOX_STOPPED: { status: 500, message: "The sandbox was stopped from outside (time limit or out of memory); details say which." },
-  IMPORTED_GRAPH_FAILED: { status: 500, message: "The imported graph raised an error while running; details give its type, message and location." },
-  IMPORTED_GRAPH_LOAD_FAILED: { status: 500, message: "The imported graph could not be loaded in the sandbox; details name the cause." },
-  IMPORTED_ENV_MISSING: { status: 422, message: "The imported graph needs environment variables the server does not pass in; details name them." },
+  WORKFLOW_READ_ONLY: {
+    status: 409,
+    message: "An imported workflow is read-only: its code lives in the repository it came from.",
+  },
+  SANDBOX_STOPPED: {
+    status: 500,
+    message: "The sandbox was stopped from outside (time limit or out of memory); details say which.",
+  },
+  IMPORTED_GRAPH_FAILED: {
+    status: 500,
+    message: "The imported graph raised an error while running; details give its type, message and location.",
+  },
+  IMPORTED_GRAPH_LOAD_FAILED: {
+    status: 500,
+    message: "The imported graph could not be loaded in the sandbox; details name the cause.",
+  },
+  IMPORTED_ENV_MISSING: {
+    status: 422,
+    message: "The imported graph needs environment variables the server does not pass in; details name them.",
+  },
   // Server
   DATABASE_UNAVAILABLE: { status: 503, message: "The database does not answer." },
   SERVER_BUSY: {
