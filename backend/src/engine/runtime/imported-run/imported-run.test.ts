@@ -185,4 +185,94 @@ describe("imported runs", () => {
     expect(outcome.status).toBe("ok");
     expect(outcome.state).toEqual({ key: "abc" });
   });
+
+  it("reruns from the start with the original input when the checkpoint it would resume from was unavailable", async () => {
+    // Step one's state is over the runner's 2 MB limit: its checkpoint cannot be shipped.
+    const job = writeImportedJob(importDir, "unavailable", {
+      "graph.py": TWO_NODE_GRAPH.replace(
+        'return {"n": state["n"] + 1}',
+        'return {"n": state["n"] + 1, "big": "x" * 3_000_000}',
+      ).replace("    n: int", "    n: int\n    big: str"),
+    });
+    const document = job.document(["step one", "step two"]);
+    const cut = new AbortController();
+    const checkpointer = new (class extends MemorySaver {
+      override async put(...args: Parameters<MemorySaver["put"]>) {
+        const stored = await super.put(...args);
+        const kept = args[1].channel_values[IMPORTED_CHANNEL] as { runner: unknown; unavailable?: string } | undefined;
+        if (kept?.runner === null && kept.unavailable) cut.abort();
+        return stored;
+      }
+    })();
+    const first = await collect(
+      runStream(document, { n: 1 }, options({}, { runId: "run-unavailable", checkpointer, signal: cut.signal })),
+    );
+    expect(first.outcome.status).toBe("cancelled");
+    expect(job.count("one")).toBe(1);
+    const second = await collect(
+      runStream(document, null, options({}, { runId: "run-unavailable", checkpointer, resume: { kind: "continue" } })),
+    );
+    expect(second.outcome.status).toBe("ok");
+    expect(second.outcome.state.n).toBe(4);
+    expect(job.count("one")).toBe(2);
+  });
+
+  it("reports a runner killed from outside as Sandbox stopped, and the next run is unaffected", async () => {
+    const job = writeImportedJob(importDir, "killed", {
+      "graph.py": TWO_NODE_GRAPH.replace(
+        'count("two")',
+        'count("two")\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)',
+      ),
+    });
+    const { events, outcome } = await collect(runStream(job.document(["step one", "step two"]), { n: 1 }, options()));
+    expect(outcome.status).toBe("error");
+    expect(outcome.error).toMatchObject({ code: "SANDBOX_STOPPED", details: { exit_code: 137 } });
+    expect(outcome.error?.message).toMatch(/^Sandbox stopped \(/);
+    expect(events.map((event) => event.type)).toEqual([
+      "run_started",
+      "node_started",
+      "node_finished",
+      "node_started",
+      "error",
+      "run_finished",
+    ]);
+    const other = writeImportedJob(importDir, "after-kill", { "graph.py": TWO_NODE_GRAPH });
+    const next = await collect(runStream(other.document(["step one", "step two"]), { n: 1 }, options()));
+    expect(next.outcome).toMatchObject({ status: "ok", state: { n: 4 } });
+  });
+
+  it("reports a runner that exits without a result with its exit code and the end of its stderr", async () => {
+    const job = writeImportedJob(importDir, "exits", {
+      "graph.py": TWO_NODE_GRAPH.replace(
+        'count("one")',
+        'count("one")\n    import os, sys\n    print("leaving now", file=sys.stderr, flush=True)\n    os._exit(5)',
+      ),
+    });
+    const { outcome } = await collect(runStream(job.document(["step one", "step two"]), { n: 1 }, options()));
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.code).toBe("IMPORTED_GRAPH_FAILED");
+    expect(outcome.error?.message).toBe("The imported graph's runner ended (exit code 5) without a result.");
+    expect(outcome.error?.details).toMatchObject({ exit_code: 5, stderr: expect.arrayContaining(["leaving now"]) });
+  });
+
+  it("reports a graph that raises as IMPORTED_GRAPH_FAILED on its node, with the error's type and location", async () => {
+    const job = writeImportedJob(importDir, "raises", {
+      "graph.py": TWO_NODE_GRAPH.replace('count("two")', 'count("two")\n    raise ValueError("no doubling today")'),
+    });
+    const { events, outcome } = await collect(runStream(job.document(["step one", "step two"]), { n: 1 }, options()));
+    expect(outcome.error).toMatchObject({
+      code: "IMPORTED_GRAPH_FAILED",
+      details: { error_type: "ValueError", message: "no doubling today", location: { file: "graph.py" } },
+    });
+    expect(events.filter((event) => event.type === "error").map((event) => event.node_id)).toEqual(["step_two"]);
+  });
+
+  it("reports a graph that cannot be loaded as IMPORTED_GRAPH_LOAD_FAILED", async () => {
+    const job = writeImportedJob(importDir, "broken", { "graph.py": "import not_a_module_anywhere\n" });
+    const { outcome } = await collect(runStream(job.document(["step one"]), {}, options()));
+    expect(outcome.error).toMatchObject({
+      code: "IMPORTED_GRAPH_LOAD_FAILED",
+      details: { error_type: "ModuleNotFoundError" },
+    });
+  });
 });
