@@ -220,6 +220,10 @@ export async function buildContainer(
   });
   const imports = new ImportService({
     config: config.imports,
+    // The sandbox's modules load with the first import, not at start.
+    sandbox: async (imports) =>
+      (await import("../engine/sandbox/container/import-sandbox-factory.js")).createImportSandbox(imports),
+    workflows,
     jobs: new ImportJobRepository(config.imports.dir),
     logger,
   });

@@ -124,6 +124,7 @@ describe("health and API docs", () => {
       ["GET", "/api/import"],
       ["POST", "/api/import/jobs"],
       ["GET", "/api/imports/123"],
+      ["POST", "/api/imports/123/workflows"],
     ] as const) {
       const response = await studio.app.inject({ method, url });
       expect(response.statusCode).toBe(404);

@@ -1,6 +1,8 @@
 // Repo import through the API while STUDIO_ENABLE_IMPORT is on: sources from a zip upload and from
 // a git repository served on this machine (STUDIO_TEST_IMPORT_GIT_MIRROR), every bad input a clear
-// error on the request or the job, and the job directories' life (restart, age clean-up).
+// error on the request or the job, and the job directories' life (restart, age clean-up). The
+// sandbox's interpreter does not exist here, so every job that gets past its download ends at its
+// install step with IMPORT_SANDBOX_UNAVAILABLE; import-install.routes.test.ts installs for real.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,6 +49,8 @@ describe("repo import API", () => {
       STUDIO_IMPORT_MAX_BYTES: String(MAX_BYTES),
       STUDIO_TEST_IMPORT_GIT_MIRROR: mirror,
       STUDIO_ALLOW_SIGNUP: "1",
+      STUDIO_IMPORT_RUNTIME: "subprocess",
+      STUDIO_IMPORT_PYTHON: "/nonexistent/python3",
     });
     owner = await setupOwner(studio);
   });
@@ -90,36 +94,48 @@ describe("repo import API", () => {
     }
   });
 
-  it("imports a zip: unpacked into <job>/src, graphs, env names and project kind found, sandbox steps skipped", async () => {
+  it("imports a zip: unpacked into <job>/src, graphs, env names and project kind found, then the install needs the sandbox", async () => {
     const job = await finished(await upload(projectZip(NEW_PROJECT_FILES)));
     expect(job).toMatchObject({
-      status: "succeeded",
+      status: "failed",
+      step: "install",
       source: { kind: "zip", file_name: "project.zip" },
       graphs: [
-        { id: "agent", spec: "./src/agent/graph.py:graph", file: "src/agent/graph.py", origin: "langgraph.json" },
+        {
+          id: "agent",
+          spec: "./src/agent/graph.py:graph",
+          file: "src/agent/graph.py",
+          origin: "langgraph.json",
+          inspected: null,
+        },
       ],
       env_names: ["LANGSMITH_API_KEY", "OPENAI_API_KEY"],
       project: { kind: "pyproject", files: ["pyproject.toml"] },
-      error: null,
+      source_root: "src/project-main",
+      error: { code: "IMPORT_SANDBOX_UNAVAILABLE" },
       keep: false,
     });
-    expect(job.steps.map((s: { status: string }) => s.status)).toEqual(["done", "skipped", "skipped", "skipped"]);
+    expect(job.steps.map((s: { status: string }) => s.status)).toEqual(["done", "failed", "pending", "pending"]);
     expect(job.logs.map((l: { line: string }) => l.line)).toContain(
       "found 1 graph(s): agent (./src/agent/graph.py:graph)",
     );
-    expect(job.logs.filter((l: { line: string }) => /not built in this version/.test(l.line))).toHaveLength(3);
+    expect(job.logs.map((l: { line: string }) => l.line)).toContainEqual(
+      expect.stringMatching(/^could not start \/nonexistent\/python3: /),
+    );
     expect(readFileSync(join(importDir, job.id, "src/project-main/src/agent/graph.py"), "utf8")).toContain(
       "StateGraph",
     );
     expect(existsSync(join(importDir, job.id, "upload.zip"))).toBe(false);
     const stored = JSON.parse(readFileSync(join(importDir, job.id, "job.json"), "utf8"));
-    expect(stored).toMatchObject({ id: job.id, status: "succeeded", pid: process.pid, keep: false });
+    expect(stored).toMatchObject({ id: job.id, status: "failed", pid: process.pid, keep: false });
   });
 
   it("clones a GitHub URL (a local mirror in tests) and a sub-directory of one", async () => {
     const job = await finished(await post({ url: "https://github.com/langchain-ai/new-langgraph-project.git" }));
     expect(job).toMatchObject({
-      status: "succeeded",
+      status: "failed",
+      error: { code: "IMPORT_SANDBOX_UNAVAILABLE" },
+      source_root: "src",
       source: {
         kind: "github",
         url: "https://github.com/langchain-ai/new-langgraph-project",
@@ -134,7 +150,13 @@ describe("repo import API", () => {
     const sub = await finished(
       await post({ url: "https://github.com/acme/monorepo", subdir: "apps/agent", branch: "main" }),
     );
-    expect(sub).toMatchObject({ status: "succeeded", source: { subdir: "apps/agent", branch: "main" } });
+    expect(sub).toMatchObject({
+      status: "failed",
+      error: { code: "IMPORT_SANDBOX_UNAVAILABLE" },
+      source: { subdir: "apps/agent", branch: "main" },
+      source_root: "src/apps/agent",
+    });
+    expect(sub.steps[0]).toMatchObject({ name: "download", status: "done" });
     expect(sub.graphs.map((g: { file: string }) => g.file)).toEqual(["src/agent/graph.py"]);
   });
 

@@ -299,6 +299,9 @@ export const VALIDATION_CATALOG = {
   CREDENTIAL_NOT_FOUND: "The credential does not exist or is not yours.",
   CREDENTIAL_TYPE_MISMATCH: "The credential is not of a type this node can use.",
   PROBLEMS_TRUNCATED: "More problems were found than are listed.",
+  IMPORTED_NODE_INVALID:
+    "A node of an imported workflow is a Code node with data.imported naming the graph's node (or Start or End).",
+  IMPORTED_START_END: "An imported workflow has exactly one Start and one End node.",
 } as const;
 export type ValidationCode = keyof typeof VALIDATION_CATALOG;
 

@@ -10,6 +10,32 @@ export type ImportStepName = (typeof IMPORT_STEPS)[number];
 export type ImportStepStatus = "pending" | "running" | "done" | "failed" | "skipped";
 export type ImportJobStatus = "running" | "succeeded" | "failed" | "interrupted";
 
+/**
+ * What the check step found for one graph (`runner.py inspect`): null before it ran; its size when
+ * it loaded; otherwise the cause, named (a missing key, the network while loading, an exception,
+ * the time limit).
+ */
+export type GraphInspection =
+  | null
+  | {
+      ok: true;
+      name: string;
+      nodes: number;
+      edges: number;
+      conditional_edges: number;
+      subgraphs: string[];
+      context_schema: unknown | null;
+    }
+  | {
+      ok: false;
+      kind: "missing_env" | "network" | "exception" | "timeout";
+      stage: "import" | "build" | "inspect" | null;
+      error_type: string | null;
+      message: string;
+      variables: string[];
+      location: { file: string; line: number; function: string | null } | null;
+    };
+
 export type ImportSourceView =
   | { kind: "github"; url: string; branch: string | null; subdir: string | null }
   | { kind: "zip"; file_name: string; bytes: number };
@@ -31,9 +57,12 @@ export interface ImportJob {
     variable: string;
     line: number | null;
     origin: "langgraph.json" | "scan";
+    inspected: GraphInspection;
   }[];
   env_names: string[];
   project: { kind: ImportProjectKind; files: string[] } | null;
+  /** Where the project is, relative to the job directory (`src`, or a sub-directory of it); null before download. */
+  source_root: string | null;
   /** Bytes of the source on disk, .git not counted. */
   source_bytes: number | null;
   error: { code: ErrorCode; message: string; details: unknown } | null;

@@ -2,6 +2,7 @@
 // STUDIO_IMPORT_DIR/<job_id>/ with its job.json beside the source it holds, so that removing the
 // directory removes everything. Writes go to a temporary file renamed over job.json, so a crash
 // never leaves half a file; writes to one job are applied one after the other.
+import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ImportJob } from "../models/import-job.model.js";
@@ -89,8 +90,10 @@ export class ImportJobRepository {
 
   async #write(job: ImportJob): Promise<void> {
     const dir = this.dirOf(job.id);
-    const temporary = join(dir, `${JOB_FILE}.${process.pid}.tmp`);
-    await writeFile(temporary, JSON.stringify(job, null, 2));
+    // A fresh name, created exclusively: the directory is also the sandbox's, and a link planted
+    // under a predictable name would otherwise be written through.
+    const temporary = join(dir, `${JOB_FILE}.${randomUUID()}.tmp`);
+    await writeFile(temporary, JSON.stringify(job, null, 2), { flag: "wx" });
     await rename(temporary, join(dir, JOB_FILE));
   }
 }

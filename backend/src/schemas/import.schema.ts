@@ -10,6 +10,35 @@ export type GithubImportBody = z.infer<typeof githubImportBody>;
 
 export const importParams = z.strictObject({ id: z.string().min(1).max(64) });
 
+/** A graph's check result; the same contract as GraphInspection in models/import-job.model.ts. */
+export const graphInspectionView = z.union([
+  z.null(),
+  z.object({
+    ok: z.literal(true),
+    name: z.string(),
+    nodes: z.number().int(),
+    edges: z.number().int(),
+    conditional_edges: z.number().int(),
+    subgraphs: z.array(z.string()),
+    context_schema: z.unknown().nullable(),
+  }),
+  z.object({
+    ok: z.literal(false),
+    kind: z.enum(["missing_env", "network", "exception", "timeout"]),
+    stage: z.enum(["import", "build", "inspect"]).nullable(),
+    error_type: z.string().nullable(),
+    message: z.string(),
+    variables: z.array(z.string()),
+    location: z.object({ file: z.string(), line: z.number().int(), function: z.string().nullable() }).nullable(),
+  }),
+]);
+
+export const importWorkflowBody = z.strictObject({
+  graph_id: z.string().min(1).max(200),
+  name: z.string().trim().min(1).max(200).optional(),
+});
+export type ImportWorkflowBody = z.infer<typeof importWorkflowBody>;
+
 const stepName = z.enum(["download", "install", "check", "ready"]);
 
 export const importJobView = z.object({
@@ -44,12 +73,15 @@ export const importJobView = z.object({
       variable: z.string(),
       line: z.number().int().nullable(),
       origin: z.enum(["langgraph.json", "scan"]),
+      // Jobs written before the check step existed have no such field.
+      inspected: graphInspectionView.default(null),
     }),
   ),
   env_names: z.array(z.string()),
   project: z
     .object({ kind: z.enum(["pyproject", "setup.py", "requirements", "none"]), files: z.array(z.string()) })
     .nullable(),
+  source_root: z.string().nullable().default(null),
   source_bytes: z.number().int().nullable(),
   error: z.object({ code: z.string(), message: z.string(), details: z.unknown() }).nullable(),
   created_at: z.string(),

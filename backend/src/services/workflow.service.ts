@@ -67,6 +67,26 @@ function content(document: WorkflowDocument, authorId: string, restoredFrom: num
   };
 }
 
+/** A document without what a person may still change on an imported workflow: its name and description. */
+function graphPart(document: WorkflowDocument): string {
+  const { name: _name, description: _description, ...rest } = document;
+  return contentHash(rest);
+}
+
+/**
+ * An imported workflow's graph is the repository's (decision 0028): a save may rename it or change
+ * its description, nothing else; nor can a save turn a workflow into an imported one.
+ */
+function assertEditable(current: WorkflowDocument, next: WorkflowDocument): void {
+  if (!current.imported && !next.imported) return;
+  if (!current.imported)
+    throw new AppError("WORKFLOW_READ_ONLY", { reason: "a workflow becomes imported only through an import" });
+  if (graphPart(current) !== graphPart(next))
+    throw new AppError("WORKFLOW_READ_ONLY", {
+      reason: "only the name and the description of an imported workflow can be changed",
+    });
+}
+
 export interface SaveResult {
   workflow: WorkflowView;
   /** False when the document was identical to the current version and nothing was written. */
@@ -133,6 +153,7 @@ export class WorkflowService {
    * workflow moved on since that version; without it, the newest save wins.
    */
   async save(actor: Actor, id: string, document: WorkflowDocument, ifVersion?: number): Promise<SaveResult> {
+    assertEditable(JSON.parse((await this.#owned(actor, id)).document) as WorkflowDocument, document);
     return this.#write(actor, id, content(document, actor.userId), ifVersion);
   }
 

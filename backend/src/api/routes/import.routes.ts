@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { AppError } from "../../core/errors.js";
 import { dataEnvelope, errorResponse } from "../../schemas/common.schema.js";
-import { githubImportBody, importJobView, importParams } from "../../schemas/import.schema.js";
+import { githubImportBody, importJobView, importParams, importWorkflowBody } from "../../schemas/import.schema.js";
+import { workflowView } from "../../schemas/workflow.schema.js";
 import type { Container } from "../deps.js";
 import { actorOf } from "../request-context.js";
 
@@ -108,5 +109,24 @@ export const importRoutes =
         },
       },
       async (request) => ({ data: await c.imports.get(actorOf(request), request.params.id) }),
+    );
+    app.post(
+      "/api/imports/:id/workflows",
+      {
+        schema: {
+          tags: ["imports"],
+          summary: "Create a read-only workflow from a graph of an import that is ready",
+          description:
+            "201 with the workflow, as POST /api/workflows answers. 409 IMPORT_NOT_READY unless the import succeeded; 404 IMPORT_GRAPH_NOT_FOUND for a graph that did not load. The import is then kept.",
+          security,
+          params: importParams,
+          body: importWorkflowBody,
+          response: { 201: dataEnvelope(workflowView), 404: errorResponse, 409: errorResponse, 422: errorResponse },
+        },
+      },
+      async (request, reply) => {
+        const workflow = await c.imports.createWorkflow(actorOf(request), request.params.id, request.body);
+        return reply.code(201).header("etag", `"${workflow.version}"`).send({ data: workflow });
+      },
     );
   };

@@ -336,6 +336,9 @@ describe("workflow validator", () => {
       // Tested in "credentials" below.
       "CREDENTIAL_NOT_FOUND",
       "CREDENTIAL_TYPE_MISMATCH",
+      // Tested in imported-checks.test.ts.
+      "IMPORTED_NODE_INVALID",
+      "IMPORTED_START_END",
     ]);
     expect(Object.keys(VALIDATION_CATALOG).filter((c) => !tested.has(c))).toEqual([]);
   });

@@ -6,6 +6,7 @@ import { parseDocument } from "./document-parse.js";
 import { checkEdges } from "./edge-checks.js";
 import { buildGraphModel } from "./graph-model.js";
 import { checkLoops, checkReachable } from "./graph-shape-checks.js";
+import { checkImportedDocument } from "./imported-checks.js";
 import { zodPath } from "./issue-path.js";
 import { addImplicitEnds, checkNodes } from "./node-checks.js";
 import { checkParallelWrites } from "./parallel-write-checks.js";
@@ -66,6 +67,13 @@ async function validateDocument(raw: unknown, run: ValidationRun, lineage: Linea
     return finish();
   }
   const document = parsed.data;
+  if (document.imported) {
+    // The repository's graph, run in the import sandbox: its structure only (imported-checks.ts).
+    const model = buildGraphModel(document);
+    const nodes = checkImportedDocument(document, problems);
+    await slicer.tick();
+    return finish({ document, model, nodes, subgraphs: new Map(), forEachBodies: new Map() });
+  }
   const fields = await checkStateFields(document, problems, slicer);
   const nodes = await checkNodes(document, fields, problems, slicer, run);
   const model = buildGraphModel(document);

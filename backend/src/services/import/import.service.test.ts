@@ -1,16 +1,22 @@
 // The import service on its own: a real job store in a temporary directory, uploads as streams the
-// test controls, so that jobs stay "uploading" exactly as long as the test wants.
+// test controls, so that jobs stay "uploading" exactly as long as the test wants. The sandbox's
+// interpreter does not exist here, so each job ends at its install step (IMPORT_SANDBOX_UNAVAILABLE)
+// without a real install; import-install.routes.test.ts installs for real.
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openTestDatabase, type TestDatabase } from "../../../test/test-database.js";
 import { makeZip, NEW_PROJECT_FILES } from "../../../test/zip-fixture.js";
 import type { Actor } from "../../core/authz.js";
 import { loadConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import { createLogger } from "../../core/logging.js";
+import { createImportSandbox } from "../../engine/sandbox/container/import-sandbox-factory.js";
 import { ImportJobRepository } from "../../repositories/import-job.repository.js";
+import { wireWorkflowAccess } from "../runs/run-execution.wiring.js";
+import type { WorkflowService } from "../workflow.service.js";
 import { ImportService, MAX_IMPORTS_PER_USER } from "./import.service.js";
 
 let dir: string;
@@ -18,10 +24,28 @@ let service: ImportService;
 const alice: Actor = { userId: "alice", role: "owner", via: "session" };
 const bob: Actor = { userId: "bob", role: "member", via: "session" };
 
+let database: TestDatabase;
+let workflows: WorkflowService;
+const NO_SANDBOX = { STUDIO_IMPORT_RUNTIME: "subprocess", STUDIO_IMPORT_PYTHON: "/nonexistent/python3" };
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  workflows = wireWorkflowAccess(loadConfig({}), database.db).workflows;
+});
+afterAll(async () => {
+  await database.drop();
+});
+
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "superstep-import-service-"));
-  const config = loadConfig({ STUDIO_IMPORT_DIR: dir, STUDIO_LOG_LEVEL: "silent" }).imports;
-  service = new ImportService({ config, jobs: new ImportJobRepository(dir), logger: createLogger("silent", "json") });
+  const config = loadConfig({ STUDIO_IMPORT_DIR: dir, STUDIO_LOG_LEVEL: "silent", ...NO_SANDBOX }).imports;
+  service = new ImportService({
+    config,
+    jobs: new ImportJobRepository(dir),
+    logger: createLogger("silent", "json"),
+    sandbox: async (imports) => createImportSandbox(imports),
+    workflows,
+  });
 });
 afterEach(async () => {
   await service.close();
@@ -56,7 +80,12 @@ describe("import service", () => {
     for (const stream of streams) stream.end(projectZip);
     const jobs = await Promise.all(uploads);
     await service.idle();
-    for (const job of jobs) expect((await service.get(alice, job.id)).status).toBe("succeeded");
+    for (const job of jobs)
+      expect(await service.get(alice, job.id)).toMatchObject({
+        status: "failed",
+        step: "install",
+        error: { code: "IMPORT_SANDBOX_UNAVAILABLE" },
+      });
     // Once they have ended, the slots are free again.
     const again = new PassThrough();
     const next = service.createFromZip(alice, { fileName: "p.zip", stream: again });
@@ -66,11 +95,13 @@ describe("import service", () => {
   });
 
   it("gives the slot back when an upload is refused, and keeps no directory for it", async () => {
-    const small = loadConfig({ STUDIO_IMPORT_DIR: dir, STUDIO_IMPORT_MAX_BYTES: "2048" }).imports;
+    const small = loadConfig({ STUDIO_IMPORT_DIR: dir, STUDIO_IMPORT_MAX_BYTES: "2048", ...NO_SANDBOX }).imports;
     const tight = new ImportService({
       config: small,
       jobs: new ImportJobRepository(dir),
       logger: createLogger("silent", "json"),
+      sandbox: async (imports) => createImportSandbox(imports),
+      workflows,
     });
     try {
       for (let i = 0; i < MAX_IMPORTS_PER_USER + 1; i += 1) {

@@ -1,11 +1,11 @@
 // Import jobs: a request names a source, the job is written (job.json) and answered at once, and
 // its steps run in this process — download (clone or unzip, size check, graph discovery), then
-// install, check and ready. Install, check and ready need the sandbox, which is not built yet:
-// they are recorded as skipped, so a job ends once its source is on disk and its graphs are known.
+// install (venv and pip in the import sandbox), check (runner.py inspect, network none) and ready
+// (at least one graph loaded). A workflow is then made from one loaded graph.
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -14,8 +14,11 @@ import type { ImportConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import type { Logger } from "../../core/logging.js";
 import { parseGithubSource } from "../../engine/repo_import/github-source.js";
-import { discoverGraphs } from "../../engine/repo_import/graph-discovery.js";
+import { discoverGraphs, insidePath } from "../../engine/repo_import/graph-discovery.js";
+import { runnerGraphLine } from "../../engine/repo_import/graph-inspection.js";
 import { CLONE_TIMEOUT_MS, downloadSource, type SourceRequest } from "../../engine/repo_import/import-source.js";
+import { buildImportedWorkflow } from "../../engine/repo_import/imported-workflow.js";
+import type { ImportSandbox } from "../../engine/sandbox/import-sandbox.js";
 import {
   IMPORT_STEPS,
   type ImportJob,
@@ -24,6 +27,11 @@ import {
   MAX_LOG_LINES,
 } from "../../models/import-job.model.js";
 import type { ImportJobRepository } from "../../repositories/import-job.repository.js";
+import type { WorkflowView } from "../../schemas/workflow.schema.js";
+import type { WorkflowService } from "../workflow.service.js";
+import { runCheckStep } from "./check-step.js";
+import { runInstallStep } from "./install-step.js";
+import { JobLog } from "./job-log.js";
 
 export interface GithubImportInput {
   url: string;
@@ -34,7 +42,8 @@ export interface GithubImportInput {
 const INTERRUPTED_LINE = "Import interrupted by a restart";
 /** Imports one user may have uploading or running at once: each holds a clone or an unzip, and later an install. */
 export const MAX_IMPORTS_PER_USER = 3;
-const NOT_BUILT = "not run: installing and inspecting in the sandbox is not built in this version";
+/** Where the check step keeps each graph's full `runner.py inspect` line, in the job directory. */
+export const INSPECT_FILE = "inspect.json";
 
 function isAlive(pid: number): boolean {
   try {
@@ -42,6 +51,20 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const MAX_SOURCE_FILE_BYTES = 1024 * 1024;
+
+/** A plain file of the repository (never a link, nor under one that leads out of `within`), or null. */
+async function readRepositoryFile(path: string, within: string): Promise<string | null> {
+  try {
+    const info = await lstat(path);
+    if (!info.isFile() || info.size > MAX_SOURCE_FILE_BYTES) return null;
+    if (!(await realpath(path)).startsWith(`${within}${sep}`)) return null;
+    return await readFile(path, "utf8");
+  } catch {
+    return null;
   }
 }
 
@@ -59,10 +82,25 @@ export class ImportService {
   /** Per user: imports being uploaded or running in this process. */
   readonly #active = new Map<string, number>();
 
-  constructor(deps: { config: ImportConfig; jobs: ImportJobRepository; logger: Logger }) {
+  readonly #sandbox: (config: ImportConfig) => Promise<ImportSandbox>;
+  readonly #workflows: WorkflowService;
+
+  constructor(deps: {
+    workflows: WorkflowService;
+    config: ImportConfig;
+    jobs: ImportJobRepository;
+    logger: Logger;
+    /**
+     * The import sandbox's runtime (createImportSandbox, loaded with the first import); asked for
+     * per job, so Docker missing fails that job.
+     */
+    sandbox: (config: ImportConfig) => Promise<ImportSandbox>;
+  }) {
     this.#config = deps.config;
     this.#jobs = deps.jobs;
     this.#logger = deps.logger;
+    this.#sandbox = deps.sandbox;
+    this.#workflows = deps.workflows;
   }
 
   /** At start: a job left running by a process that is gone will never finish; say so on it. */
@@ -166,6 +204,53 @@ export class ImportService {
     return assertOwned(await this.#jobs.get(id), actor, "IMPORT_NOT_FOUND");
   }
 
+  /**
+   * A read-only workflow from one graph of a job that is ready; the job is then kept (never
+   * cleaned), since the workflow runs the code in its directory.
+   */
+  async createWorkflow(actor: Actor, id: string, input: { graph_id: string; name?: string }): Promise<WorkflowView> {
+    const job = await this.get(actor, id);
+    if (job.status !== "succeeded") throw new AppError("IMPORT_NOT_READY", { status: job.status, step: job.step });
+    const graph = job.graphs.find((g) => g.id === input.graph_id);
+    if (!graph?.inspected?.ok)
+      throw new AppError("IMPORT_GRAPH_NOT_FOUND", {
+        graph_id: input.graph_id,
+        loaded: job.graphs.filter((g) => g.inspected?.ok).map((g) => g.id),
+      });
+    const jobDir = this.#jobs.dirOf(job.id);
+    const stored = await readFile(join(jobDir, INSPECT_FILE), "utf8")
+      .then((text) => (JSON.parse(text) as { graphs?: Record<string, unknown> }).graphs?.[graph.id])
+      .catch(() => undefined);
+    const line = runnerGraphLine.safeParse(stored);
+    if (!line.success)
+      throw new AppError("IMPORT_GRAPH_NOT_FOUND", { graph_id: input.graph_id, reason: "its inspection is not kept" });
+    // job.json and the source sit where the sandbox can write: nothing read here may lead out of src/.
+    const relativeRoot = insidePath(job.source_root ?? "src");
+    const root = join(jobDir, relativeRoot === "src" || relativeRoot?.startsWith("src/") ? relativeRoot : "src");
+    const within = await realpath(join(jobDir, "src")).catch(() => null);
+    const sources = new Map<string, string>();
+    for (const node of line.data.nodes) {
+      const file = node.source ? insidePath(node.source.file) : null;
+      if (file === null || within === null || sources.has(file)) continue;
+      const text = await readRepositoryFile(join(root, file), within);
+      if (text !== null) sources.set(file, text);
+    }
+    const document = buildImportedWorkflow({
+      line: line.data,
+      job: { id: job.id, env_names: job.env_names },
+      graph: { id: graph.id, spec: graph.spec },
+      name: input.name,
+      readSource: (file) => sources.get(insidePath(file) ?? "") ?? null,
+    });
+    await this.#workflows.validate(actor, document);
+    const workflow = await this.#workflows.create(actor, document);
+    await this.#jobs.update(job.id, (current) => {
+      current.keep = true;
+      return current;
+    });
+    return workflow;
+  }
+
   async list(actor: Actor): Promise<ImportJob[]> {
     const { jobs } = await this.#jobs.list();
     return jobs.filter((job) => job.owner_id === actor.userId);
@@ -195,6 +280,7 @@ export class ImportService {
       graphs: [],
       env_names: [],
       project: null,
+      source_root: null,
       source_bytes: null,
       error: null,
       created_at: now,
@@ -234,54 +320,129 @@ export class ImportService {
   }
 
   async #run(id: string, request: SourceRequest, signal: AbortSignal): Promise<void> {
-    const log = (step: ImportStepName, line: string) =>
-      void this.#jobs.update(id, (job) => {
-        if (job.logs.length < MAX_LOG_LINES) job.logs.push({ ts: new Date().toISOString(), step, line });
-        return job;
-      });
+    const jobDir = this.#jobs.dirOf(id);
+    const log = new JobLog(this.#jobs, id);
+    let downloaded = false;
     await this.#enterStep(id, "download");
     try {
-      const downloaded = await downloadSource(request, {
-        jobDir: this.#jobs.dirOf(id),
+      const source = await downloadSource(request, {
+        jobDir,
         maxBytes: this.#config.maxBytes,
         cloneTimeoutMs: CLONE_TIMEOUT_MS,
         signal,
-        onLine: (line) => log("download", line),
+        onLine: (line) => log.add("download", line),
         gitMirror: this.#config.testGitMirror,
       });
       if (signal.aborted) throw new AppError("IMPORT_INTERRUPTED");
-      const discovery = await discoverGraphs(downloaded.root);
-      log(
+      const discovery = await discoverGraphs(source.root);
+      log.add(
         "download",
         `found ${discovery.graphs.length} graph(s): ${discovery.graphs.map((g) => `${g.id} (${g.spec})`).join(", ")}`,
       );
       if (discovery.envNames.length > 0)
-        log("download", `environment names declared: ${discovery.envNames.join(", ")}`);
-      log("download", `project: ${discovery.project.kind}`);
-      await this.#jobs.update(id, (job) => {
-        job.graphs = discovery.graphs;
-        job.env_names = discovery.envNames;
-        job.project = discovery.project;
-        job.source_bytes = downloaded.bytes;
-        this.#finishStep(job, "download", "done");
-        for (const step of IMPORT_STEPS.slice(1)) {
-          this.#finishStep(job, step, "skipped");
-          job.logs.push({ ts: new Date().toISOString(), step, line: NOT_BUILT });
-        }
-        job.step = "download";
-        job.status = "succeeded";
-        return job;
+        log.add("download", `environment names declared: ${discovery.envNames.join(", ")}`);
+      log.add("download", `project: ${discovery.project.kind}`);
+      const sourceRoot = relative(jobDir, source.root).split(sep).join("/");
+      await log.flush();
+      const job = await this.#jobs.update(id, (stored) => {
+        stored.graphs = discovery.graphs.map((graph) => ({ ...graph, inspected: null }));
+        stored.env_names = discovery.envNames;
+        stored.project = discovery.project;
+        stored.source_root = sourceRoot;
+        stored.source_bytes = source.bytes;
+        this.#finishStep(stored, "download", "done");
+        return stored;
       });
+      downloaded = true;
+      if (!job) throw new AppError("IMPORT_FAILED", { reason: "the job's file is gone" });
+      await this.#sandboxSteps(job, sourceRoot, log, signal);
     } catch (error) {
       const interrupted = signal.aborted;
       if (!(error instanceof AppError)) this.#logger.error({ err: error, importId: id }, "import job failed");
-      await rm(join(this.#jobs.dirOf(id), "src"), { recursive: true, force: true }).catch(() => undefined);
+      // Nothing of a refused source is kept; after the download the source stays for its log's sake.
+      if (!downloaded) await rm(join(jobDir, "src"), { recursive: true, force: true }).catch(() => undefined);
+      await log.flush().catch(() => undefined);
       await this.#jobs.update(id, (job) =>
         interrupted
           ? this.#failed(job, new AppError("IMPORT_INTERRUPTED"), "interrupted", INTERRUPTED_LINE)
           : this.#failed(job, error, "failed", null),
       );
     }
+  }
+
+  /** install → check → ready, in the import sandbox. */
+  async #sandboxSteps(job: ImportJob, sourceRoot: string, log: JobLog, signal: AbortSignal): Promise<void> {
+    const jobDir = this.#jobs.dirOf(job.id);
+    await this.#enterStep(job.id, "install");
+    const sandbox = await this.#sandbox(this.#config);
+    const { sandboxEnvironment } = await import("../../engine/sandbox/container/sandbox-env.js");
+    const paths = sandbox.paths(jobDir);
+    const env = sandboxEnvironment({
+      paths,
+      declared: job.env_names,
+      secrets: this.#config.secrets,
+      serverEnv: process.env,
+    });
+    await runInstallStep({
+      sandbox,
+      jobDir,
+      sourceRoot,
+      kind: job.project?.kind ?? "none",
+      indexUrl: this.#config.indexUrl,
+      // No keys while installing: the repository's build code runs then, with the network on.
+      env: sandboxEnvironment({ paths, declared: [], secrets: [], serverEnv: process.env }),
+      timeoutMs: this.#config.installTimeoutMs,
+      signal,
+      log: (line) => log.add("install", line),
+    });
+    await log.flush();
+    await this.#jobs.update(job.id, (stored) => {
+      this.#finishStep(stored, "install", "done");
+      return stored;
+    });
+
+    await this.#enterStep(job.id, "check");
+    const checked = await runCheckStep({
+      sandbox,
+      jobDir,
+      sourceRoot,
+      graphs: job.graphs,
+      env,
+      timeoutMs: this.#config.inspectTimeoutMs,
+      signal,
+      log: (line) => log.add("check", line),
+    });
+    // Created afresh, never written through: the sandbox could have left a link by that name.
+    await rm(join(jobDir, INSPECT_FILE), { force: true, recursive: true });
+    await writeFile(join(jobDir, INSPECT_FILE), JSON.stringify({ graphs: checked.lines }), { flag: "wx" });
+    await log.flush();
+    const loaded = [...checked.inspected.values()].filter((summary) => summary.ok).length;
+    await this.#jobs.update(job.id, (stored) => {
+      for (const graph of stored.graphs) graph.inspected = checked.inspected.get(graph.id) ?? null;
+      if (loaded > 0) this.#finishStep(stored, "check", "done");
+      return stored;
+    });
+    if (loaded === 0)
+      throw new AppError("IMPORT_INSPECT_FAILED", {
+        graphs: [...checked.inspected.entries()].map(([id, summary]) => ({
+          id,
+          kind: summary.ok ? null : summary.kind,
+          message: summary.ok ? null : summary.message,
+        })),
+      });
+
+    await this.#enterStep(job.id, "ready");
+    await this.#jobs.update(job.id, (stored) => {
+      this.#finishStep(stored, "ready", "done");
+      if (stored.logs.length < MAX_LOG_LINES)
+        stored.logs.push({
+          ts: new Date().toISOString(),
+          step: "ready",
+          line: `ready: ${loaded} of ${stored.graphs.length} graph(s) loaded`,
+        });
+      stored.status = "succeeded";
+      return stored;
+    });
   }
 
   async #enterStep(id: string, step: ImportStepName): Promise<void> {

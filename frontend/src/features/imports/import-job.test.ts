@@ -70,7 +70,14 @@ describe("sourceLabel and graphLocation", () => {
   });
 
   it("writes a graph's place as file:variable, or module:variable", () => {
-    const base = { id: "agent", spec: "", line: 3, origin: "langgraph.json" as const, variable: "graph" };
+    const base = {
+      id: "agent",
+      spec: "",
+      line: 3,
+      origin: "langgraph.json" as const,
+      variable: "graph",
+      inspected: null,
+    };
     expect(graphLocation({ ...base, file: "src/agent/graph.py", module: null })).toBe("src/agent/graph.py:graph");
     expect(graphLocation({ ...base, file: null, module: "agent.graph" })).toBe("agent.graph:graph");
   });
