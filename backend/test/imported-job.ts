@@ -41,9 +41,12 @@ export function writeImportedJob(
       step: "ready",
       steps: [],
       logs: [],
-      graphs: [{ ...graph, file: "graph.py", module: null, variable: "graph", line: 1, origin: "scan" }],
+      graphs: [
+        { ...graph, file: "graph.py", module: null, variable: "graph", line: 1, origin: "scan", inspected: null },
+      ],
       env_names: [],
       project: { kind: "none", files: [] },
+      source_root: "src",
       source_bytes: 1,
       error: null,
       created_at: now,

@@ -6,7 +6,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_PAUSE_MARKER } from "../src/engine/runtime/test-pause.js";
-import { RunRepository } from "../src/repositories/run.repository.js";
 import { COUNTER_PY, writeImportedJob } from "./imported-job.js";
 import { call, type StudioApi, waitForStatus } from "./studio-api.js";
 import { openStudioEnv, type StudioEnv } from "./studio-env.js";
@@ -80,25 +79,18 @@ describe("an imported run across a crash of its server", () => {
       password: "owner-password",
     });
     api.token = String(setup.body.data.token);
-    const ownerId = String((setup.body.data.user as { id: string }).id);
-
-    // A queued run of the imported workflow, as the trigger records it; the sweeper queues it.
-    const database = env.database();
-    const runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
-    const { run } = await runs.create({
-      ownerId,
-      workflowId: null,
-      workflowVersion: null,
-      contentHash: "imported",
-      document: JSON.stringify(job.document(["step one", "step two"])),
-      trigger: "api",
-      mode: "full",
-      input: JSON.stringify({ n: 2 }),
-      context: "{}",
-      idempotencyKey: null,
-      callbackUrl: null,
-      apiKeyId: null,
-    });
+    const key = String((await call(api, "POST", "/api/api-keys", { name: "hooks" })).body.data.key);
+    const saved = await call(api, "POST", "/api/workflows", job.document(["step one", "step two"]));
+    expect(saved.status).toBe(201);
+    const started = await call(
+      api,
+      "POST",
+      `/api/hooks/workflows/${saved.body.data.id}/runs`,
+      { input: { n: 2 } },
+      key,
+    );
+    expect(started.status).toBe(202);
+    const run = { id: String(started.body.data.run_id) };
     await first.untilOutput("the pause after step one's checkpoint", (output) =>
       output.includes(`${TEST_PAUSE_MARKER} checkpoint:step_one run=${run.id}`),
     );

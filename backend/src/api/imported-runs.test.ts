@@ -10,9 +10,31 @@ import {
   TWO_NODE_GRAPH,
   writeImportedJob,
 } from "../../test/imported-job.js";
+import { until } from "../../test/studio-api.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 import type { StudioEvent } from "../engine/runtime/events.js";
-import { RunRepository } from "../repositories/run.repository.js";
+
+/** Saves the imported workflow and starts it through its hook, as any workflow is started. */
+async function startImportedRun(studio: TestStudio, owner: Session, document: Record<string, unknown>, input: unknown) {
+  const key = (
+    await studio.app.inject({ method: "POST", url: "/api/api-keys", headers: owner.auth, payload: { name: "hooks" } })
+  ).json().data.key;
+  const saved = await studio.app.inject({
+    method: "POST",
+    url: "/api/workflows",
+    headers: owner.auth,
+    payload: document,
+  });
+  expect(saved.statusCode, saved.body).toBe(201);
+  const started = await studio.app.inject({
+    method: "POST",
+    url: `/api/hooks/workflows/${saved.json().data.id}/runs`,
+    headers: { authorization: `Bearer ${key}` },
+    payload: { input },
+  });
+  expect(started.statusCode, started.body).toBe(202);
+  return String(started.json().data.run_id);
+}
 
 describe("imported runs through the run service", () => {
   let studio: TestStudio;
@@ -29,28 +51,8 @@ describe("imported runs through the run service", () => {
 
   const importDir = () => studio.config.imports.dir;
 
-  /** Records a queued run of the document (as the trigger does once it validated it) and queues it. */
-  async function startRun(document: Record<string, unknown>, input: unknown, onEvent?: (event: StudioEvent) => void) {
-    const { database } = studio.container;
-    const runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
-    const { run } = await runs.create({
-      ownerId: owner.userId,
-      workflowId: null,
-      workflowVersion: null,
-      contentHash: "imported",
-      document: JSON.stringify(document),
-      trigger: "api",
-      mode: "full",
-      input: JSON.stringify(input),
-      context: "{}",
-      idempotencyKey: null,
-      callbackUrl: null,
-      apiKeyId: null,
-    });
-    if (onEvent) studio.container.bus.subscribe(run.id, onEvent);
-    await studio.container.runs.queueTurn(run);
-    return run.id;
-  }
+  const startRun = (document: Record<string, unknown>, input: unknown) =>
+    startImportedRun(studio, owner, document, input);
   const getRun = async (id: string) =>
     (await studio.app.inject({ method: "GET", url: `/api/runs/${id}`, headers: owner.auth })).json().data;
   const eventsOf = async (id: string): Promise<StudioEvent[]> =>
@@ -135,14 +137,10 @@ describe("imported runs through the run service", () => {
 
   it("stops the sandbox when the run is cancelled", async () => {
     const job = writeImportedJob(importDir(), "cancel", { "graph.py": SLEEPER_GRAPH });
-    let started: () => void = () => {};
-    const nodeStarted = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const runId = await startRun(job.document(["sleep"]), {}, (event) => {
-      if (event.type === "node_started") started();
-    });
-    await nodeStarted;
+    const runId = await startRun(job.document(["sleep"]), {});
+    await until("the sleeper's node to start", async () =>
+      (await eventsOf(runId)).some((event) => event.type === "node_started") ? true : undefined,
+    );
     const cancelled = await studio.app.inject({
       method: "POST",
       url: `/api/runs/${runId}/cancel`,
@@ -185,23 +183,7 @@ describe("imported runs on a short time limit", () => {
 
   it("ends a sleeper with the Sandbox stopped (time limit (2s)) error event", async () => {
     const job = writeImportedJob(studio.config.imports.dir, "sleeper", { "graph.py": SLEEPER_GRAPH });
-    const { database } = studio.container;
-    const runs = new RunRepository(database.db, { settled: () => database.settled(), writes: database.writes });
-    const { run } = await runs.create({
-      ownerId: owner.userId,
-      workflowId: null,
-      workflowVersion: null,
-      contentHash: "imported",
-      document: JSON.stringify(job.document(["sleep"])),
-      trigger: "api",
-      mode: "full",
-      input: "{}",
-      context: "{}",
-      idempotencyKey: null,
-      callbackUrl: null,
-      apiKeyId: null,
-    });
-    await studio.container.runs.queueTurn(run);
+    const run = { id: await startImportedRun(studio, owner, job.document(["sleep"]), {}) };
     await studio.container.runs.idle();
     const view = (await studio.app.inject({ method: "GET", url: `/api/runs/${run.id}`, headers: owner.auth })).json()
       .data;
