@@ -275,4 +275,29 @@ describe("imported runs", () => {
       details: { error_type: "ModuleNotFoundError" },
     });
   });
+
+  it("keeps the values of the keys it passes in out of events and the state", async () => {
+    const job = writeImportedJob(importDir, "echo", {
+      "graph.py": ENV_GRAPH.replace('os.environ["SERVICE_API_KEY"][:3]', '"key is " + os.environ["SERVICE_API_KEY"]'),
+      ".env.example": "SERVICE_API_KEY=\n",
+    });
+    const run = options();
+    const { events, outcome } = await collect(
+      runStream(
+        job.document(["read"], { env_names: ["SERVICE_API_KEY"] }),
+        {},
+        {
+          ...run,
+          imports: {
+            ...(run.imports as NonNullable<RunOptions["imports"]>),
+            serverEnv: { SERVICE_API_KEY: "sk-secret-value-123" },
+          },
+        },
+      ),
+    );
+    expect(outcome.status).toBe("ok");
+    expect(JSON.stringify(outcome.state)).not.toContain("sk-secret-value-123");
+    expect(JSON.stringify(events)).not.toContain("sk-secret-value-123");
+    expect(String(outcome.state.key)).toMatch(/^key is /);
+  });
 });

@@ -10,11 +10,12 @@ import { AppError } from "../../../core/errors.js";
 import { LinkedAbort } from "../../../core/linked-abort.js";
 import type { ImportedGraph, WorkflowDocument } from "../../../schemas/workflow.schema.js";
 import { createImportSandbox } from "../../sandbox/container/import-sandbox-factory.js";
-import { sandboxEnvironment } from "../../sandbox/container/sandbox-env.js";
+import { passedVariables, sandboxEnvironment } from "../../sandbox/container/sandbox-env.js";
 import { type ImportSandbox, type SandboxResult, stopReason } from "../../sandbox/import-sandbox.js";
 import type { EventError, NodeEvent, StudioEvent } from "../events.js";
 import { toEventError } from "../node-failure.js";
 import type { RunOptions, RunOutcome } from "../run-options.js";
+import { SecretRedactor } from "../secret-redactor.js";
 import { testPauseFor } from "../test-pause.js";
 import { ImportedCheckpoints } from "./imported-checkpoints.js";
 import type { ImportedSource } from "./imported-run-setup.js";
@@ -115,10 +116,20 @@ export async function* runImported(
   const stored = new ImportedCheckpoints(checkpointer, runId);
   const resuming = options.resume !== undefined;
 
+  // The values the sandbox is given (declared keys, STUDIO_IMPORT_SECRETS) never reach events or the state.
+  const serverEnv = setup.serverEnv ?? process.env;
+  const envInput = { declared: imported.env_names, secrets: setup.config.secrets, serverEnv };
+  const redactor = new SecretRedactor(Object.values(passedVariables(envInput)));
   let seq = options.firstSeq ?? 1;
   let supersteps = 0;
   const stamp = async (event: NodeEvent): Promise<StudioEvent> => {
-    const full: StudioEvent = { run_id: runId, seq: seq++, ts: new Date().toISOString(), ...event };
+    const full: StudioEvent = {
+      run_id: runId,
+      seq: seq++,
+      ts: new Date().toISOString(),
+      ...event,
+      data: redactor.value(event.data),
+    };
     if (typeof event.superstep === "number") supersteps = Math.max(supersteps, event.superstep);
     await options.onEvent?.(full);
     return full;
@@ -195,12 +206,7 @@ export async function* runImported(
       phase: "run",
       jobDir: source.jobDir,
       argv,
-      env: sandboxEnvironment({
-        paths,
-        declared: imported.env_names,
-        secrets: setup.config.secrets,
-        serverEnv: setup.serverEnv ?? process.env,
-      }),
+      env: sandboxEnvironment({ paths, ...envInput }),
       timeoutMs,
       signal,
       onStdoutLine: (text) => {
@@ -276,9 +282,9 @@ export async function* runImported(
     });
     return yield* ended("error", ending.error, state, true);
   }
-  state = ending.state;
+  state = redactor.value(ending.state);
   if (ending.kind === "waiting") {
-    const waiting = { ...ending.request, expires_at: null };
+    const waiting = redactor.value({ ...ending.request, expires_at: null });
     yield await stamp({ type: "run_waiting", node_id: waiting.node_id, data: { ...waiting } });
     return { runId, status: "waiting", state, output: state, waiting, supersteps, nextSeq: seq };
   }
