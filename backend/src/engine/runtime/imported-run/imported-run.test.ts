@@ -1,6 +1,6 @@
 // Imported runs through runStream: the real runner.py and langgraph in the subprocess runtime of
 // the import sandbox, against job directories the tests write (see test/imported-job.ts).
-import { mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
@@ -299,5 +299,19 @@ describe("imported runs", () => {
     expect(JSON.stringify(outcome.state)).not.toContain("sk-secret-value-123");
     expect(JSON.stringify(events)).not.toContain("sk-secret-value-123");
     expect(String(outcome.state.key)).toMatch(/^key is /);
+  });
+
+  it("never writes a turn's files through a link planted at <job>/runs", async () => {
+    const job = writeImportedJob(importDir, "planted", { "graph.py": TWO_NODE_GRAPH });
+    const elsewhere = mkdtempSync(join(tmpdir(), "superstep-elsewhere-"));
+    try {
+      symlinkSync(elsewhere, join(job.jobDir, "runs"));
+      const { outcome } = await collect(runStream(job.document(["step one", "step two"]), { n: 1 }, options()));
+      expect(outcome).toMatchObject({ status: "ok", state: { n: 4 } });
+      expect(readdirSync(elsewhere)).toEqual([]);
+      expect(lstatSync(join(job.jobDir, "runs")).isSymbolicLink()).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@
 // and ending a workflow run has (decision 0028). A resumed turn (after a crash or takeover, or with
 // a person's answer) starts a new sandbox from the newest checkpoint the runner shipped.
 import { randomUUID } from "node:crypto";
-import { access, mkdir, rm, writeFile } from "node:fs/promises";
+import { access, lstat, mkdir, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import { AppError } from "../../../core/errors.js";
@@ -46,6 +46,21 @@ function withContext(input: unknown, context: Record<string, unknown> | undefine
   const given = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   if (!context || Object.keys(context).length === 0 || Object.hasOwn(given, "__context__")) return input ?? {};
   return { ...given, __context__: context };
+}
+
+/**
+ * A new directory for this turn's files, `<job>/runs/<run id>-<n>`. The job directory is the
+ * sandbox's too: `runs` is taken only as a real directory (a link planted there is removed), and
+ * the turn's directory and files are created new, never written through something already there.
+ */
+async function turnDirectory(jobDir: string, runId: string): Promise<string> {
+  const runs = join(jobDir, "runs");
+  const info = await lstat(runs).catch(() => null);
+  if (info && !info.isDirectory()) await rm(runs, { force: true });
+  await mkdir(runs, { recursive: true });
+  const dir = join(runs, `${runId}-${randomUUID().slice(0, 8)}`);
+  await mkdir(dir);
+  return dir;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -100,6 +115,21 @@ export async function* runImported(
   input: unknown,
   options: RunOptions,
 ): AsyncGenerator<StudioEvent, RunOutcome> {
+  // The sandbox's own signal: the run's (cancel, lease lost), or this call ending early.
+  const stop = new LinkedAbort([options.signal]);
+  try {
+    return yield* importedTurn(document, input, options, stop);
+  } finally {
+    stop.dispose();
+  }
+}
+
+async function* importedTurn(
+  document: WorkflowDocument & { imported: ImportedGraph },
+  input: unknown,
+  options: RunOptions,
+  stop: LinkedAbort,
+): AsyncGenerator<StudioEvent, RunOutcome> {
   const setup = options.imports;
   if (!setup)
     throw new AppError("IMPORT_SANDBOX_UNAVAILABLE", { reason: "imported workflows run only on a server with import" });
@@ -108,8 +138,6 @@ export async function* runImported(
   const saver: BaseCheckpointSaver = options.checkpointer ?? new MemorySaver();
   const checkpoints = new ImportedCheckpoints(saver, runId);
   const timeoutMs = Math.min(options.timeoutMs ?? setup.config.runTimeoutMs, setup.config.runTimeoutMs);
-  // The sandbox's own signal: the run's (cancel, lease lost), or this call ending early.
-  const stop = new LinkedAbort([options.signal]);
   const { signal } = stop;
   const testPause = testPauseFor(options.engine, runId, signal);
   const checkpointer = testPause ? testPause.watch(saver) : saver;
@@ -168,8 +196,7 @@ export async function* runImported(
   }
   const paths = sandbox.paths(source.jobDir);
   const inSandbox = (hostPath: string) => join(paths.job, relative(source.jobDir, hostPath));
-  const runDir = join(source.jobDir, "runs", runId);
-  await mkdir(runDir, { recursive: true });
+  const runDir = await turnDirectory(source.jobDir, runId);
   const argv = [
     join(paths.job, "venv", "bin", "python"),
     paths.runner,
@@ -181,13 +208,15 @@ export async function* runImported(
     "--thread-id",
     runId,
   ];
-  await writeFile(join(runDir, "input.json"), JSON.stringify(runInput ?? null));
+  await writeFile(join(runDir, "input.json"), JSON.stringify(runInput ?? null), { flag: "wx" });
   argv.push("--input", `@${inSandbox(join(runDir, "input.json"))}`);
   if (fromBlob) {
-    await writeFile(join(runDir, "checkpoint.json"), JSON.stringify(fromBlob.runner));
+    await writeFile(join(runDir, "checkpoint.json"), JSON.stringify(fromBlob.runner), { flag: "wx" });
     argv.push("--checkpoint", inSandbox(join(runDir, "checkpoint.json")));
     if (options.resume?.kind === "human") {
-      await writeFile(join(runDir, "resume.json"), JSON.stringify(resumeValueOf(options.resume.input)));
+      await writeFile(join(runDir, "resume.json"), JSON.stringify(resumeValueOf(options.resume.input)), {
+        flag: "wx",
+      });
       argv.push("--resume", `@${inSandbox(join(runDir, "resume.json"))}`);
     }
   }
@@ -245,7 +274,6 @@ export async function* runImported(
     // A reader that stops early (or a checkpoint the lease refused) stops the sandbox too.
     if (!queue.closed) stop.abort(new DOMException("The run stopped", "AbortError"));
     await execution;
-    stop.dispose();
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
   const result = await execution;
