@@ -166,6 +166,25 @@ describe("imported runs through the run service", () => {
       error: { code: "IMPORTED_GRAPH_LOAD_FAILED", details: { kind: "job_missing", job_id: "no-such-job" } },
     });
   });
+
+  it("refuses to run one of its nodes alone: NODE_RUN_UNSUPPORTED with reason imported", async () => {
+    const job = writeImportedJob(importDir(), "alone", { "graph.py": TWO_NODE_GRAPH });
+    const saved = await studio.app.inject({
+      method: "POST",
+      url: "/api/workflows",
+      headers: owner.auth,
+      payload: job.document(["step one", "step two"]),
+    });
+    const response = await studio.app.inject({
+      method: "POST",
+      url: "/api/node-runs",
+      headers: owner.auth,
+      payload: { workflow_id: saved.json().data.id, node_id: "step_one", state: { n: 1 } },
+    });
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json().error).toMatchObject({ code: "NODE_RUN_UNSUPPORTED", details: { reason: "imported" } });
+    expect(job.count("one")).toBe(0);
+  });
 });
 
 describe("imported runs on a short time limit", () => {
