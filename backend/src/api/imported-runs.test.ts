@@ -83,6 +83,12 @@ describe("imported runs through the run service", () => {
       .execute();
     expect(checkpoints.length).toBeGreaterThanOrEqual(3);
     expect(job.count("one")).toBe(1);
+    // Its checkpoints hold the runner's state: a fork is refused, with a code of its own.
+    for (const url of [`/api/runs/${runId}/fork`, `/api/runs/${runId}/fork/preview`]) {
+      const fork = await studio.app.inject({ method: "POST", url, headers: owner.auth, payload: { superstep: 1 } });
+      expect(fork.statusCode, fork.body).toBe(409);
+      expect(fork.json().error.code).toBe("IMPORTED_RUN_NOT_FORKABLE");
+    }
   });
 
   it("waits at interrupt(), takes the answer through the resume API and ends ok with it", async () => {

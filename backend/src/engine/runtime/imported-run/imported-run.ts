@@ -18,18 +18,15 @@ import type { RunOptions, RunOutcome } from "../run-options.js";
 import { SecretRedactor } from "../secret-redactor.js";
 import { testPauseFor } from "../test-pause.js";
 import { ImportedCheckpoints } from "./imported-checkpoints.js";
+import { importedGraphOf } from "./imported-graph.js";
 import type { ImportedSource } from "./imported-run-setup.js";
 import { parseRunnerLine, type RunnerLine, RunnerLineMapper, resumeValueOf } from "./runner-lines.js";
+
+export { importedGraphOf };
 
 const ENV_FILES = [".env.example", ".env.template", ".env.sample"];
 // Only the end of a runner's stderr is kept for an error that has no line of its own.
 const STDERR_TAIL = 20;
-
-export function importedGraphOf(document: unknown): ImportedGraph | null {
-  if (!document || typeof document !== "object") return null;
-  const imported = (document as { imported?: unknown }).imported;
-  return imported && typeof imported === "object" ? (imported as ImportedGraph) : null;
-}
 
 /** The runner's node ids → the workflow's node ids (`data.imported.node`). */
 export function nodeIdMap(document: WorkflowDocument): Map<string, string> {
