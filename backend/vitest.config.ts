@@ -31,6 +31,7 @@ export default defineConfig({
             "src/services/**/*.test.ts",
             "test/crash-recovery.test.ts",
             "test/crash-kill-points.test.ts",
+            "test/imported-run-crash.test.ts",
             "test/run-lease.test.ts",
             "test/callback-outbox.test.ts",
             "test/redis-worker.test.ts",

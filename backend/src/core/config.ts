@@ -116,6 +116,8 @@ export interface ImportConfig {
   runtime: "docker" | "subprocess";
   installTimeoutMs: number;
   inspectTimeoutMs: number;
+  /** One turn of an imported run: STUDIO_RUN_TIMEOUT when set, else 300 seconds. */
+  runTimeoutMs: number;
   /** The import dir as the Docker host sees it (Compose); null: the same path as here. */
   hostDir: string | null;
   /** The group id of the Docker socket for the Compose image's user; null: unchanged. */
@@ -347,6 +349,8 @@ function importConfig(env: Env, dataDir: string): ImportConfig {
     runtime: oneOf(env, "STUDIO_IMPORT_RUNTIME", ["docker", "subprocess"] as const, "docker"),
     installTimeoutMs: integer(env, "STUDIO_IMPORT_INSTALL_TIMEOUT", 15 * 60, 1, 24 * 3600) * 1000,
     inspectTimeoutMs: integer(env, "STUDIO_INSPECT_TIMEOUT", 120, 1, 3600) * 1000,
+    // Imported code is someone else's: a shorter default than a workflow's turn.
+    runTimeoutMs: integer(env, "STUDIO_RUN_TIMEOUT", 300, 1, 30 * 24 * 3600) * 1000,
     hostDir,
     dockerGid: gid === null ? null : integer(env, "STUDIO_DOCKER_GID", 0, 0, 4_294_967_294),
     wheelsDir: text(env, "STUDIO_IMPORT_WHEELS") === null ? null : directory(env, "STUDIO_IMPORT_WHEELS", ""),

@@ -60,6 +60,11 @@ export const CATALOG = {
   RUN_NOT_WAITING: { status: 409, message: "The run is not waiting for an answer." },
   RUN_NOT_PAUSED: { status: 409, message: "The run is not paused." },
   RUN_NOT_ACTIVE: { status: 409, message: "The run has already ended." },
+  IMPORTED_RUN_NOT_FORKABLE: {
+    status: 409,
+    message:
+      "A run of a workflow made from an imported repository cannot be forked: its state is kept by the graph's own runner.",
+  },
   RUN_STILL_RUNNING: {
     status: 409,
     message: "The run is still queued or running; fork it once it has ended, waits for a person or is paused.",

@@ -25,6 +25,9 @@ export function nodeToRunAlone(
   nodeId: string,
   withItem = false,
 ): { node: TypedNode; forEachOf: string | undefined } {
+  // An imported graph's node is the repository's Python, run only inside the whole graph.
+  if (workflow.document.imported)
+    throw new AppError("NODE_RUN_UNSUPPORTED", { node_id: nodeId, type: "code", reason: "imported" });
   const node = workflow.nodes.get(nodeId);
   if (!node) throw new AppError("NODE_NOT_FOUND", { node_id: nodeId });
   const forEachOf = [...workflow.forEachBodies].find(([, body]) => body === nodeId)?.[0];

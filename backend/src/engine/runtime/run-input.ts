@@ -1,4 +1,5 @@
-// A run's input: an object whose keys are state fields the Start node accepts, with fitting types.
+// A run's input: an object whose keys are state fields the Start node accepts, with fitting types
+// (an imported graph's: any object, passed on as it is).
 import { AppError } from "../../core/errors.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
 import { fitsType } from "./state-types.js";
@@ -8,6 +9,8 @@ export function checkRunInput(workflow: ValidatedWorkflow, input: unknown): Reco
   if (typeof input !== "object" || Array.isArray(input)) {
     throw new AppError("RUN_INPUT_INVALID", [{ field: "", message: "must be a JSON object" }]);
   }
+  // An imported graph's state is its own (the runner checks it); `__context__` is its runtime context.
+  if (workflow.document.imported) return input as Record<string, unknown>;
   const start = workflow.nodes.get(workflow.model.startId);
   const accepted = start?.type === "start" && start.data.inputs ? new Set(start.data.inputs) : null;
   const fields = new Map(workflow.document.state.map((f) => [f.name, f]));

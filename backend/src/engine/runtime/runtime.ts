@@ -2,74 +2,30 @@
 // happens into studio events. A run is a LangGraph thread (thread_id = run id); with a durable
 // checkpointer it can be continued, resumed after a Human node, or picked up after a crash.
 import { randomUUID } from "node:crypto";
-import {
-  type BaseCheckpointSaver,
-  Command,
-  GraphRecursionError,
-  InvalidUpdateError,
-  MemorySaver,
-} from "@langchain/langgraph";
-import type { EngineConfig } from "../../core/config.js";
+import { Command, GraphRecursionError, InvalidUpdateError, MemorySaver } from "@langchain/langgraph";
 import { AppError } from "../../core/errors.js";
 import { LinkedAbort } from "../../core/linked-abort.js";
+import { workflowDocument } from "../../schemas/workflow.schema.js";
 import { type CompiledGraph, compileWorkflow, initialHiddenState, withCheckpointer } from "../compiler/compiler.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
 import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
+import { importedGraphOf, runImported } from "./imported-run/imported-run.js";
 import { jsonBytes } from "./limits.js";
 import { NodeFailure, toEventError } from "./node-failure.js";
-import { type CredentialResolver, MemoryResultLedger, type ResultLedger, type WorkflowResolver } from "./ports.js";
+import { MemoryResultLedger } from "./ports.js";
 import { prepareWorkflow } from "./prepare-workflow.js";
 import { asNodeEvent, type RunContext } from "./run-context.js";
 import { memoized, openRunCredentials } from "./run-credentials.js";
 import { checkRunInput } from "./run-input.js";
+import type { RunOptions, RunOutcome } from "./run-options.js";
+import { StoredDocument } from "./stored-document.js";
 import { testPauseFor } from "./test-pause.js";
 
 // Validation needs no LangGraph: services that only validate import prepare-workflow.js directly.
 export { prepareWorkflow, validationEnvironment } from "./prepare-workflow.js";
-
-export interface RunOptions {
-  engine: EngineConfig;
-  /** How long this call may run (STUDIO_RUN_TIMEOUT by default; less for a turn taken over). */
-  timeoutMs?: number;
-  runId?: string;
-  /** "step" runs one superstep and pauses ("One step" in the editor). */
-  mode?: "full" | "step";
-  /** Continue a paused run, or resume a waiting one with a person's answer. */
-  resume?: { kind: "continue" } | { kind: "human"; input: unknown };
-  checkpointer?: BaseCheckpointSaver;
-  ledger?: ResultLedger;
-  context?: Record<string, unknown>;
-  signal?: AbortSignal;
-  /** How many times this run has been started or resumed; sent as X-Studio-Attempt. */
-  attempt?: number;
-  /** The seq of the first event this call emits (continuing after earlier events). */
-  firstSeq?: number;
-  resolveWorkflow?: WorkflowResolver;
-  /** The saved workflow's id, so a subgraph that contains it is refused. */
-  workflowId?: string;
-  /** Opens the run owner's stored credentials; without it, nodes that name one are refused. */
-  credentials?: CredentialResolver;
-  /** Called with every event as it is emitted, before it is yielded. */
-  onEvent?: (event: StudioEvent) => void | Promise<void>;
-  /** Pinned outputs by node id (editor runs only; checked before the run was created). */
-  pins?: Readonly<Record<string, Record<string, unknown>>>;
-}
-
-export interface RunOutcome {
-  runId: string;
-  status: RunStatus;
-  /** The visible state when the call ended. */
-  state: Record<string, unknown>;
-  /** The End node's output selection of the state. */
-  output: Record<string, unknown>;
-  error?: EventError;
-  waiting?: HumanRequest & { expires_at: string | null };
-  next?: string[];
-  supersteps: number;
-  nextSeq: number;
-}
+export type { RunOptions, RunOutcome } from "./run-options.js";
 
 function outputOf(workflow: ValidatedWorkflow, state: Record<string, unknown>): Record<string, unknown> {
   const end = workflow.nodes.get(workflow.model.endId);
@@ -142,6 +98,22 @@ export async function* runStream(
   // (finished, failed or abandoned by its reader): the timeout's timer is cleared (it held each
   // ended run for the whole STUDIO_RUN_TIMEOUT) and the caller's signal no longer leads to the run
   // (see linked-abort.ts for why not AbortSignal.any()).
+  // An imported graph runs its own Python code in the import sandbox: not compiled here.
+  const parsed = document instanceof StoredDocument ? document.parsed() : document;
+  const imported = importedGraphOf(parsed);
+  if (imported) {
+    const checked = workflowDocument.safeParse(parsed);
+    if (!checked.success)
+      throw new AppError(
+        "WORKFLOW_INVALID",
+        checked.error.issues.map((issue) => ({
+          code: "DOCUMENT_SCHEMA",
+          path: issue.path.join("."),
+          message: `${issue.path.join(".") || "document"}: ${issue.message}`,
+        })),
+      );
+    return yield* runImported({ ...checked.data, imported: checked.data.imported ?? imported }, input, options);
+  }
   const timeout = new LinkedAbort();
   const stateLimit = new AbortController();
   const run = new LinkedAbort([timeout.signal, stateLimit.signal, options.signal]);

@@ -5,12 +5,14 @@ import type { Logger } from "../../core/logging.js";
 import { SecretBox } from "../../core/secret-box.js";
 import { CredentialRepository } from "../../repositories/credential.repository.js";
 import type { DatabaseHandle } from "../../repositories/database.js";
+import { ImportJobRepository } from "../../repositories/import-job.repository.js";
 import { NodeResultRepository } from "../../repositories/node-result.repository.js";
 import type { RunRepository } from "../../repositories/run.repository.js";
 import { WorkflowRepository } from "../../repositories/workflow.repository.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
 import { CredentialService } from "../credential.service.js";
 import { WorkflowService } from "../workflow.service.js";
+import { importedSourceOf } from "./imported-source.js";
 import { type ExecutorDeps, RunExecutor } from "./run-executor.js";
 
 export interface WorkflowAccess {
@@ -64,5 +66,6 @@ export function wireRunExecutor(deps: {
     resolverFor: (ownerId) => access.workflows.resolverFor({ userId: ownerId, role: "member", via: "session" }),
     credentialsFor: (ownerId) => access.credentials.resolverFor(ownerId),
     onEnded: deps.onEnded,
+    imports: { config: config.imports, sourceOf: importedSourceOf(new ImportJobRepository(config.imports.dir)) },
   });
 }

@@ -8,6 +8,7 @@ import { canonicalJson, contentHash } from "../../core/canonical-json.js";
 import type { EngineConfig } from "../../core/config.js";
 import { AppError } from "../../core/errors.js";
 import { SIDE_EFFECT_TYPES } from "../../engine/nodes/node-execution.js";
+import { importedGraphOf } from "../../engine/runtime/imported-run/imported-graph.js";
 import { prepareWorkflow } from "../../engine/runtime/prepare-workflow.js";
 import { StoredDocument } from "../../engine/runtime/stored-document.js";
 import { stateReadsOf } from "../../engine/validator/node-facts.js";
@@ -177,6 +178,9 @@ export class RunForkService {
   async #plan(actor: Actor, runId: string, request: ForkRequest): Promise<Plan> {
     const run = await this.#owned(actor, runId);
     if (IN_FLIGHT.has(run.status)) throw new AppError("RUN_STILL_RUNNING", { status: run.status });
+    // An imported run's checkpoints hold the runner's state, which only runner.py reads.
+    if (importedGraphOf(new StoredDocument(run.document).parsed()))
+      throw new AppError("IMPORTED_RUN_NOT_FORKABLE", { run_id: run.id });
     const at =
       request.checkpoint_id !== undefined ? { checkpointId: request.checkpoint_id } : { step: request.superstep ?? -1 };
     const checkpoint = await this.#history.find(run.id, at);
