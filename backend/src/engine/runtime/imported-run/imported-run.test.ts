@@ -212,7 +212,7 @@ describe("imported runs", () => {
     const second = await collect(
       runStream(document, null, options({}, { runId: "run-unavailable", checkpointer, resume: { kind: "continue" } })),
     );
-    expect(second.outcome.status).toBe("ok");
+    expect(second.outcome.status, JSON.stringify(second.outcome.error)).toBe("ok");
     expect(second.outcome.state.n).toBe(4);
     expect(job.count("one")).toBe(2);
   });
