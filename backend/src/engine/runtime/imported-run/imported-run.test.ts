@@ -212,7 +212,7 @@ describe("imported runs", () => {
     const second = await collect(
       runStream(document, null, options({}, { runId: "run-unavailable", checkpointer, resume: { kind: "continue" } })),
     );
-    expect(second.outcome.status).toBe("ok");
+    expect(second.outcome.status, JSON.stringify(second.outcome.error)).toBe("ok");
     expect(second.outcome.state.n).toBe(4);
     expect(job.count("one")).toBe(2);
   });
@@ -313,5 +313,32 @@ describe("imported runs", () => {
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it("keeps a passed key's value out of the run's error too", async () => {
+    const job = writeImportedJob(importDir, "leaks", {
+      "graph.py": ENV_GRAPH.replace(
+        'return {"key": os.environ["SERVICE_API_KEY"][:3]}',
+        'raise RuntimeError("bad key " + os.environ["SERVICE_API_KEY"])',
+      ),
+      ".env.example": "SERVICE_API_KEY=\n",
+    });
+    const run = options();
+    const { events, outcome } = await collect(
+      runStream(
+        job.document(["read"], { env_names: ["SERVICE_API_KEY"] }),
+        {},
+        {
+          ...run,
+          imports: {
+            ...(run.imports as NonNullable<RunOptions["imports"]>),
+            serverEnv: { SERVICE_API_KEY: "sk-secret-value-456" },
+          },
+        },
+      ),
+    );
+    expect(outcome.error).toMatchObject({ code: "IMPORTED_GRAPH_FAILED", details: { message: "bad key [redacted]" } });
+    expect(JSON.stringify(outcome)).not.toContain("sk-secret-value-456");
+    expect(JSON.stringify(events)).not.toContain("sk-secret-value-456");
   });
 });

@@ -165,6 +165,8 @@ async function* importedTurn(
     state: Record<string, unknown>,
     reported = false,
   ): AsyncGenerator<StudioEvent, RunOutcome> {
+    // The run's recorded error is scrubbed like its events (a graph's message or stderr may hold a key).
+    error = redactor.value(error);
     if (!reported) yield await stamp({ type: "error", data: { error } });
     yield await stamp({ type: "run_finished", data: { status, error, state } });
     return { runId, status, state, output: state, error, supersteps, nextSeq: seq };
