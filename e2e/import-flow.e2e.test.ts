@@ -110,7 +110,7 @@ describe("importing a LangGraph repository and running its graph", () => {
     expect(ended.status, JSON.stringify(ended.error)).toBe("succeeded");
     const view = page.getByTestId("import-job");
     await expect.poll(() => view.getByTestId("import-status").textContent(), { timeout: 30_000 }).toBe(TEXT[lang].done);
-    const graph = page.locator('[data-testid="import-graph"][data-inspection="ok"]');
+    const graph = page.locator('[data-testid="import-graph"][data-inspection="loaded"]');
     await graph.waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, shot);
@@ -130,13 +130,11 @@ describe("importing a LangGraph repository and running its graph", () => {
 
   it("a new-langgraph-project zip installs, is checked, opens read-only and runs ok with its trace (en)", async () => {
     const { page, context, errors } = await openImport("en");
-    await page
-      .getByTestId("import-zip-input")
-      .setInputFiles({
-        name: "new-langgraph-project-main.zip",
-        mimeType: "application/zip",
-        buffer: projectZip(NEW_LANGGRAPH_PROJECT),
-      });
+    await page.getByTestId("import-zip-input").setInputFiles({
+      name: "new-langgraph-project-main.zip",
+      mimeType: "application/zip",
+      buffer: projectZip(NEW_LANGGRAPH_PROJECT),
+    });
     await createFromPicker(page, "en", "import-flow-ready-en");
 
     // Read-only: the node's own Python source, where it comes from, and no editing.
@@ -152,6 +150,9 @@ describe("importing a LangGraph repository and running its graph", () => {
     await page.getByTestId("run-tab-trace").click();
     await page.getByTestId("trace-visit-call_model").click();
     await expect.poll(() => page.getByTestId("visit-output").textContent()).toContain("Configured with from the e2e");
+    // The sandbox runs the graph whole: no fork, no node alone, no pin, no One step.
+    for (const id of ["visit-fork", "visit-run-alone", "visit-pin", "run-step"])
+      expect(await page.getByTestId(id).count(), id).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "import-flow-run-ok-en");
     expect(errors).toEqual([]);

@@ -133,39 +133,12 @@ export interface Version extends VersionSummary {
   document: WorkflowDocument;
 }
 
-/** Why a graph could not be loaded when the check step inspected it. */
-export interface GraphInspectionError {
-  ok: false;
-  kind: "missing_env" | "network" | "exception" | "timeout";
-  stage: "import" | "build" | "inspect" | null;
-  error_type: string | null;
-  message: string;
-  variables: string[];
-  location: { file: string; line: number; function: string | null } | null;
-}
-
-/** What the check step found of a graph that loaded. */
-export interface GraphInspectionOk {
-  ok: true;
-  name: string;
-  nodes: number;
-  edges: number;
-  conditional_edges: number;
-  subgraphs: string[];
-  context_schema: unknown | null;
-}
-
+/** A repository import job as GET /api/imports/:id answers it: the server's own schema. */
+export type ImportJob = z.infer<typeof importJobView>;
 /** A graph's inspection: null (not checked yet), what loaded, or why it did not. */
-export type GraphInspection = GraphInspectionOk | GraphInspectionError | null;
-
-type ImportJobBase = z.infer<typeof importJobView>;
-/**
- * A repository import job as GET /api/imports/:id answers it: the server's own schema, each graph
- * with the check step's inspection (absent from servers that do not inspect yet).
- */
-export type ImportJob = Omit<ImportJobBase, "graphs"> & {
-  graphs: (ImportJobBase["graphs"][number] & { inspected?: GraphInspection })[];
-};
+export type GraphInspection = ImportJob["graphs"][number]["inspected"];
+/** Why a graph could not be loaded when the check step inspected it. */
+export type GraphInspectionError = Extract<NonNullable<GraphInspection>, { ok: false }>;
 export type ImportGraph = ImportJob["graphs"][number];
 export type ImportStepName = ImportJob["step"];
 export type ImportStepStatus = ImportJob["steps"][number]["status"];

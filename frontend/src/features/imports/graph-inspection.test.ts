@@ -18,7 +18,7 @@ const graph = (inspected?: GraphInspection): ImportGraph => ({
   variable: "graph",
   line: 20,
   origin: "langgraph.json",
-  ...(inspected !== undefined ? { inspected } : {}),
+  inspected: inspected ?? null,
 });
 
 const job = (status: ImportJob["status"], check: Steps[number]["status"]) => ({

@@ -165,17 +165,20 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
           <PlayIcon aria-hidden />
           {t("run.actions.run")}
         </Button>
-        <Button
-          variant="outline"
-          size="sm"
-          className="h-7"
-          onClick={() => (status === "paused" ? store.getState().continueRun() : run("step"))}
-          disabled={active || pending}
-          data-testid="run-step"
-        >
-          <StepForwardIcon aria-hidden />
-          {t("run.actions.step")}
-        </Button>
+        {/* An imported graph runs whole in its sandbox: One step does not apply to it. */}
+        {imported === null && (
+          <Button
+            variant="outline"
+            size="sm"
+            className="h-7"
+            onClick={() => (status === "paused" ? store.getState().continueRun() : run("step"))}
+            disabled={active || pending}
+            data-testid="run-step"
+          >
+            <StepForwardIcon aria-hidden />
+            {t("run.actions.step")}
+          </Button>
+        )}
         <Button
           variant="ghost"
           size="sm"
@@ -360,7 +363,7 @@ export function RunPanel({ workflow }: { workflow: Workflow }) {
                 onSubmit={(input) => store.getState().resume(input)}
               />
             )}
-            <VisitDetails labelOf={labelOf} onFork={openFork} />
+            <VisitDetails labelOf={labelOf} onFork={openFork} imported={imported !== null} />
           </div>
         </div>
       )}

@@ -24,9 +24,12 @@ const PRE = "max-h-48 overflow-auto whitespace-pre-wrap break-all rounded-md bor
 export function VisitDetails({
   labelOf,
   onFork,
+  imported = false,
 }: {
   labelOf(nodeId: string): string;
   onFork(superstep: number): void;
+  /** An imported graph's run: it is not forked, its nodes do not run alone and are not pinned (its sandbox runs it whole). */
+  imported?: boolean;
 }) {
   const { t } = useTranslation();
   const selected = useRun((s) => s.selectedVisit);
@@ -55,7 +58,7 @@ export function VisitDetails({
           {t("run.trace.superstep", { superstep: visit.superstep })}
           {index !== null && ` · ${t("run.trace.iteration", { iteration: index })}`}
         </span>
-        {ended && visit.superstep > 0 && (
+        {ended && !imported && visit.superstep > 0 && (
           <Button
             variant="outline"
             size="sm"
@@ -70,7 +73,7 @@ export function VisitDetails({
         )}
       </div>
       <div className="flex flex-wrap gap-2">
-        {ended && (
+        {ended && !imported && (
           <Button
             variant="outline"
             size="sm"
@@ -90,6 +93,7 @@ export function VisitDetails({
         )}
         {visit.output &&
           index === null &&
+          !imported &&
           (pinned ? (
             <Button
               variant="outline"

@@ -161,10 +161,10 @@ describe("runner lines as studio events", () => {
         type: "error",
         phase: "run",
         kind: "missing_env",
-        variables: ["A_KEY"],
-        missing_env: ["A_KEY", "B"],
+        variables: ["C_KEY"],
+        missing_env: ["A_KEY", "B", "C_KEY"],
       }),
-    ).toMatchObject({ code: "IMPORTED_ENV_MISSING", details: { names: ["A_KEY"] } });
+    ).toMatchObject({ code: "IMPORTED_ENV_MISSING", details: { names: ["C_KEY", "A_KEY", "B"] } });
     expect(runnerError({ type: "error", phase: "load", kind: "missing_env", missing_env: ["B_TOKEN"] })).toMatchObject({
       code: "IMPORTED_ENV_MISSING",
       details: { names: ["B_TOKEN"] },

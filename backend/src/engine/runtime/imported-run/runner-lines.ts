@@ -87,7 +87,9 @@ export function runnerError(line: RunnerLine): EventError {
   const message = text(line.message) ?? "the graph failed";
   const errorType = text(line.error_type);
   if (kind === "missing_env" && (phase === "load" || phase === "run")) {
-    const found = variables.length > 0 ? variables : missing;
+    // The variable the graph failed on first, then every other one the repository declares
+    // (.env.example) that is not set: the person sees all the keys to provide at once.
+    const found = [...new Set([...variables, ...missing])];
     const error = new AppError(
       "IMPORTED_ENV_MISSING",
       { names: found, error_type: errorType, message, location },
