@@ -39,7 +39,7 @@ async function job(id: string, change: Partial<ImportJob>, folders: string[] = [
 describe("where an imported workflow's code is", () => {
   it("takes the root the download step recorded", async () => {
     await job("recorded", { source_root: "src/apps/agent" });
-    expect(await sourceOf("recorded")).toEqual({
+    expect(await sourceOf("recorded", "u")).toEqual({
       jobDir: join(dir, "recorded"),
       root: join(dir, "recorded", "src/apps/agent"),
     });
@@ -47,18 +47,26 @@ describe("where an imported workflow's code is", () => {
 
   it("never takes a recorded root outside src/", async () => {
     await job("outside", { source_root: "../elsewhere" });
-    expect((await sourceOf("outside")).root).toBe(join(dir, "outside", "src"));
+    expect((await sourceOf("outside", "u")).root).toBe(join(dir, "outside", "src"));
   });
 
   it("derives it for a job without one: a GitHub sub-directory, or a zip's one top folder", async () => {
     await job("subdir", { source: { kind: "github", url: "https://github.com/a/b", branch: null, subdir: "libs/x" } });
-    expect((await sourceOf("subdir")).root).toBe(join(dir, "subdir", "src", "libs/x"));
+    expect((await sourceOf("subdir", "u")).root).toBe(join(dir, "subdir", "src", "libs/x"));
     await job("zip", { source: { kind: "zip", file_name: "b.zip", bytes: 10 } }, ["b-main", "__MACOSX"]);
-    expect((await sourceOf("zip")).root).toBe(join(dir, "zip", "src", "b-main"));
+    expect((await sourceOf("zip", "u")).root).toBe(join(dir, "zip", "src", "b-main"));
+  });
+
+  it("treats another user's job as gone: a document naming it never runs that user's code", async () => {
+    await job("theirs", { owner_id: "someone-else" });
+    await expect(sourceOf("theirs", "u")).rejects.toMatchObject({
+      code: "IMPORTED_GRAPH_LOAD_FAILED",
+      details: { kind: "job_missing", job_id: "theirs" },
+    });
   });
 
   it("fails IMPORTED_GRAPH_LOAD_FAILED naming the job when it is gone", async () => {
-    await expect(sourceOf("no-such-job")).rejects.toMatchObject({
+    await expect(sourceOf("no-such-job", "u")).rejects.toMatchObject({
       code: "IMPORTED_GRAPH_LOAD_FAILED",
       details: { kind: "job_missing", job_id: "no-such-job" },
     });

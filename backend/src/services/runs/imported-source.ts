@@ -10,9 +10,11 @@ import type { ImportedSource } from "../../engine/runtime/imported-run/imported-
 import type { ImportJobRepository } from "../../repositories/import-job.repository.js";
 
 export function importedSourceOf(jobs: Pick<ImportJobRepository, "get" | "dirOf">) {
-  return async (jobId: string): Promise<ImportedSource> => {
+  return async (jobId: string, ownerId: string): Promise<ImportedSource> => {
     const job = await jobs.get(jobId);
-    if (!job)
+    // Another user's job is as good as gone: a document naming it (written by hand, say) must not
+    // run that user's code.
+    if (!job || job.owner_id !== ownerId)
       throw new AppError(
         "IMPORTED_GRAPH_LOAD_FAILED",
         { kind: "job_missing", job_id: jobId },

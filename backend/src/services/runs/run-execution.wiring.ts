@@ -53,6 +53,7 @@ export function wireRunExecutor(deps: {
 }): RunExecutor {
   const { config, database, access } = deps;
   const runWork = database.forRuns;
+  const sourceOf = importedSourceOf(new ImportJobRepository(config.imports.dir));
   return new RunExecutor({
     db: runWork.db,
     writes: runWork.writes,
@@ -66,6 +67,6 @@ export function wireRunExecutor(deps: {
     resolverFor: (ownerId) => access.workflows.resolverFor({ userId: ownerId, role: "member", via: "session" }),
     credentialsFor: (ownerId) => access.credentials.resolverFor(ownerId),
     onEnded: deps.onEnded,
-    imports: { config: config.imports, sourceOf: importedSourceOf(new ImportJobRepository(config.imports.dir)) },
+    importsFor: (ownerId) => ({ config: config.imports, sourceOf: (jobId) => sourceOf(jobId, ownerId) }),
   });
 }

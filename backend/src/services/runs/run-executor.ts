@@ -76,8 +76,8 @@ export interface ExecutorDeps {
   credentialsFor(ownerId: string): NonNullable<RunOptions["credentials"]>;
   /** Called when a run with a callback URL reaches a final status. */
   onEnded(runId: string): void;
-  /** What imported workflows run with (the import settings and where a job's source is). */
-  imports?: NonNullable<RunOptions["imports"]>;
+  /** What an owner's imported workflows run with (the import settings, and where that owner's job's source is). */
+  importsFor?(ownerId: string): NonNullable<RunOptions["imports"]>;
 }
 
 function eventRow(event: StudioEvent): RunEventInput {
@@ -262,7 +262,7 @@ export class RunExecutor implements RunWorker {
         resolveWorkflow: this.#deps.resolverFor(run.owner_id),
         credentials: this.#deps.credentialsFor(run.owner_id),
         workflowId: run.workflow_id ?? undefined,
-        ...(this.#deps.imports ? { imports: this.#deps.imports } : {}),
+        ...(this.#deps.importsFor ? { imports: this.#deps.importsFor(run.owner_id) } : {}),
         // An editor run's pinned outputs (checked when the run was created).
         ...(run.pins ? { pins: JSON.parse(run.pins) as Record<string, Record<string, unknown>> } : {}),
         onEvent: (event) => {

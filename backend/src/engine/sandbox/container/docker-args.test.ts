@@ -80,7 +80,10 @@ describe("dockerCreateArgs", () => {
     expect(values(args, "--user")).toEqual(["1000:1001"]);
     expect(values(args, "-w")).toEqual(["/job"]);
     expect(values(args, "-v")).toEqual([
-      "/data/imports/job1:/job:rw",
+      "/data/imports/job1/src:/job/src:rw",
+      "/data/imports/job1/venv:/job/venv:rw",
+      "/data/imports/job1/home:/job/home:rw",
+      "/data/imports/job1/runs:/job/runs:ro",
       "/data/imports/.studio-runner:/opt/studio-runner:ro",
       "/data/imports/.pip-cache:/pip-cache:rw",
     ]);
@@ -110,7 +113,10 @@ describe("dockerCreateArgs", () => {
   it("mounts what is under the import dir from the host dir under Compose", () => {
     const compose = { ...config, hostDir: "/home/me/studio/.imports" };
     expect(values(dockerCreateArgs(input({ config: compose })), "-v")).toEqual([
-      "/home/me/studio/.imports/job1:/job:rw",
+      "/home/me/studio/.imports/job1/src:/job/src:rw",
+      "/home/me/studio/.imports/job1/venv:/job/venv:rw",
+      "/home/me/studio/.imports/job1/home:/job/home:rw",
+      "/home/me/studio/.imports/job1/runs:/job/runs:ro",
       "/home/me/studio/.imports/.studio-runner:/opt/studio-runner:ro",
       "/home/me/studio/.imports/.pip-cache:/pip-cache:rw",
     ]);

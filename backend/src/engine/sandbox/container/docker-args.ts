@@ -1,6 +1,6 @@
 // The `docker create` arguments of one sandboxed command, built without touching Docker: every
 // control of the import sandbox (docs/en/import.md, "Sandbox") is one of these flags.
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ImportConfig } from "../../../core/config.js";
 import type { SandboxPhase } from "../import-sandbox.js";
 
@@ -12,6 +12,19 @@ export const CONTAINER_PATHS = {
   pipCache: "/pip-cache",
   wheels: "/wheels",
 } as const;
+
+/**
+ * What of a job's directory the container sees: the source, the venv, a home, read-write; the
+ * run files the server writes for it, read-only. Not the directory itself: job.json and
+ * inspect.json beside them are the server's records, which the repository's code (run by pip
+ * at install, by the graph at run) must not be able to rewrite.
+ */
+export const JOB_MOUNTS = [
+  { dir: "src", mode: "rw" },
+  { dir: "venv", mode: "rw" },
+  { dir: "home", mode: "rw" },
+  { dir: "runs", mode: "ro" },
+] as const;
 
 export interface DockerCreateInput {
   config: Pick<ImportConfig, "dir" | "hostDir" | "image" | "memory" | "cpus" | "pids" | "network" | "wheelsDir">;
@@ -97,7 +110,7 @@ export function dockerCreateArgs(input: DockerCreateInput): string[] {
     // Output is read through the attached CLI; the daemon keeps no log file of it on the host.
     "--log-driver",
     "none",
-    ...mount(input.jobDir, CONTAINER_PATHS.job, "rw"),
+    ...JOB_MOUNTS.flatMap(({ dir, mode }) => mount(join(input.jobDir, dir), `${CONTAINER_PATHS.job}/${dir}`, mode)),
     ...mount(input.runnerDir, CONTAINER_PATHS.runnerDir, "ro"),
     ...mount(input.pipCacheDir, CONTAINER_PATHS.pipCache, "rw"),
     ...(config.wheelsDir === null ? [] : mount(config.wheelsDir, CONTAINER_PATHS.wheels, "ro")),

@@ -2,8 +2,10 @@
 // (scripts/build-python-image.sh, built here when missing). Every container runs with network
 // `none`: inspection and runs by configuration, the install because it takes its packages from
 // the offline wheel directory. A machine without Docker fails these tests.
+
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -126,14 +128,15 @@ describe("DockerSandbox", () => {
     expect(sandbox({ ...config, wheelsDir: "/srv/wheels" }).paths("/anywhere").wheels).toBe("/wheels");
   });
 
-  it("lets the command write only the job dir, /tmp and the pip cache, on a read-only root", async () => {
+  it("lets the command write only the job's source, venv and home, /tmp and the pip cache, on a read-only root", async () => {
     const config = importConfig();
     const job = await jobDir(config);
     const outcome = await execute(sandbox(config), {
       jobDir: job,
       argv: python(`
 import json, os
-dirs = ["/", "/usr", "/etc", "/var", "/root", "/home", "/opt/studio-runner", "/job", "/tmp", "/pip-cache"]
+dirs = ["/", "/usr", "/etc", "/var", "/root", "/home", "/opt/studio-runner", "/job", "/job/src", "/job/venv",
+  "/job/home", "/job/runs", "/tmp", "/pip-cache"]
 writable = []
 for d in dirs:
     try:
@@ -147,7 +150,9 @@ print(json.dumps({"writable": writable, "root": mounts["/"][3].split(","),
   "runner": os.path.isfile("/opt/studio-runner/runner.py")}))`),
     });
     const seen = report(outcome);
-    expect(seen.writable).toEqual(["/job", "/tmp", "/pip-cache"]);
+    // Not /job itself: job.json and inspect.json there are the server's records.
+    expect(seen.writable).toEqual(["/job/src", "/job/venv", "/job/home", "/tmp", "/pip-cache"]);
+    expect(existsSync(join(job, "probe"))).toBe(false);
     expect(seen.root).toContain("ro");
     expect(seen.tmp).toEqual(["tmpfs", expect.arrayContaining(["rw", "nosuid", "nodev", "size=262144k"])]);
     expect(seen.cwd).toBe("/job");

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { ImportConfig } from "../../../core/config.js";
 import { AppError } from "../../../core/errors.js";
 import type { ImportSandbox, SandboxCommand, SandboxPaths, SandboxResult } from "../import-sandbox.js";
-import { CONTAINER_PATHS, dockerCreateArgs } from "./docker-args.js";
+import { CONTAINER_PATHS, dockerCreateArgs, JOB_MOUNTS } from "./docker-args.js";
 import { checkImage, dockerClientEnv, findDockerCli, runDocker } from "./docker-cli.js";
 import { LineSplitter } from "./line-splitter.js";
 
@@ -67,6 +67,8 @@ export class DockerSandbox implements ImportSandbox {
     // HOME: the server user has no home in the image; /tmp is the writable place.
     const env = { HOME: "/tmp", ...command.env };
     const cliEnv: NodeJS.ProcessEnv = { ...ready.clientEnv, ...env };
+    // The mounted parts of the job dir exist before the daemon would make them (as root).
+    for (const { dir } of JOB_MOUNTS) await mkdir(join(command.jobDir, dir), { recursive: true });
     const name = `${this.#options.namePrefix ?? "superstep-import-"}${randomBytes(8).toString("hex")}`;
     const stop = new Stop(command, () => this.#remove(ready, name));
     try {
