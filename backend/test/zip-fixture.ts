@@ -83,5 +83,5 @@ export const NEW_PROJECT_FILES: Record<string, string> = {
   ".env.example": "# keys\nLANGSMITH_API_KEY=\nexport OPENAI_API_KEY=sk-...\n",
   "src/agent/__init__.py": "",
   "src/agent/graph.py":
-    "from langgraph.graph import StateGraph\n\nbuilder = StateGraph(dict)\nbuilder.add_node('call_model', lambda s: s)\ngraph = builder.compile(name='New Graph')\n",
+    "from langgraph.graph import StateGraph\n\nbuilder = StateGraph(dict)\nbuilder.add_node('call_model', lambda s: s)\nbuilder.add_edge('__start__', 'call_model')\ngraph = builder.compile(name='New Graph')\n",
 };
