@@ -23,6 +23,7 @@ function input(overrides: Partial<DockerCreateInput> = {}): DockerCreateInput {
     user: { uid: 1000, gid: 1001 },
     envNames: ["OPENAI_API_KEY", "HOME"],
     argv: ["python3", "-c", "print(1)"],
+    timeoutMs: 12_000,
     ...overrides,
   };
 }
@@ -87,7 +88,16 @@ describe("dockerCreateArgs", () => {
       "/data/imports/.studio-runner:/opt/studio-runner:ro",
       "/data/imports/.pip-cache:/pip-cache:rw",
     ]);
-    expect(args.slice(-4)).toEqual(["superstep-python:local", "python3", "-c", "print(1)"]);
+    // The container ends itself 30 s after the limit should the server be gone by then.
+    expect(args.slice(-7)).toEqual([
+      "superstep-python:local",
+      "timeout",
+      "--signal=KILL",
+      "42s",
+      "python3",
+      "-c",
+      "print(1)",
+    ]);
   });
 
   it("passes environment names only, never a value", () => {

@@ -19,6 +19,9 @@ export const CONTAINER_PATHS = {
  * inspect.json beside them are the server's records, which the repository's code (run by pip
  * at install, by the graph at run) must not be able to rewrite.
  */
+/** How long after its time limit a container whose server is gone ends itself. */
+export const BACKSTOP_SECONDS = 30;
+
 export const JOB_MOUNTS = [
   { dir: "src", mode: "rw" },
   { dir: "venv", mode: "rw" },
@@ -42,6 +45,8 @@ export interface DockerCreateInput {
   /** Names only: their values reach the container through the CLI's environment, never its command line. */
   envNames: readonly string[];
   argv: readonly string[];
+  /** The command's time limit: the container also ends itself a little after it (see below). */
+  timeoutMs: number;
 }
 
 /**
@@ -120,6 +125,12 @@ export function dockerCreateArgs(input: DockerCreateInput): string[] {
     `${input.user.uid}:${input.user.gid}`,
     ...input.envNames.flatMap((name) => ["-e", name]),
     config.image,
+    // A backstop for a server that is gone (crashed, killed) and so never removes the container:
+    // coreutils' timeout, the container's first process, kills the command itself a while after
+    // the server's own limit would have.
+    "timeout",
+    "--signal=KILL",
+    `${Math.ceil(input.timeoutMs / 1000) + BACKSTOP_SECONDS}s`,
     ...input.argv,
   ];
 }

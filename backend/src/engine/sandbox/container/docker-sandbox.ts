@@ -89,6 +89,7 @@ export class DockerSandbox implements ImportSandbox {
           user: currentUser(),
           envNames: Object.keys(env),
           argv: command.argv,
+          timeoutMs: command.timeoutMs,
         }),
         cliEnv,
       );
