@@ -3,6 +3,7 @@
 // without any key) and one like langchain-ai/react-agent (a `call_model` ↔ `tools` loop whose
 // model call needs a provider key that is not set). Only langgraph and langchain-core are used,
 // so the sandbox installs them from the offline wheel directory.
+import { NEW_PROJECT_GRAPH } from "../backend/test/import-fixtures.js";
 
 const SETUPTOOLS =
   '[build-system]\nrequires = ["setuptools>=73.0.0", "wheel"]\nbuild-backend = "setuptools.build_meta"\n';
@@ -38,46 +39,7 @@ export const NEW_LANGGRAPH_PROJECT: Record<string, string> = {
   ].join("\n"),
   ".env.example": "# To separate your traces from other application\nLANGSMITH_PROJECT=new-agent\n",
   "src/agent/__init__.py": '"""New LangGraph Agent."""\n\nfrom agent.graph import graph\n\n__all__ = ["graph"]\n',
-  "src/agent/graph.py": `"""LangGraph single-node graph template."""
-
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any, Dict
-
-from langgraph.graph import StateGraph
-from langgraph.runtime import Runtime
-from typing_extensions import TypedDict
-
-
-class Context(TypedDict):
-    """Context parameters for the agent."""
-
-    my_configurable_param: str
-
-
-@dataclass
-class State:
-    """Input state for the agent."""
-
-    changeme: str = "example"
-
-
-async def call_model(state: State, runtime: Runtime[Context]) -> Dict[str, Any]:
-    """Process input and returns output."""
-    return {
-        "changeme": "output from call_model. "
-        f"Configured with {(runtime.context or {}).get('my_configurable_param')}"
-    }
-
-
-graph = (
-    StateGraph(State, context_schema=Context)
-    .add_node(call_model)
-    .add_edge("__start__", "call_model")
-    .compile(name="New Graph")
-)
-`,
+  "src/agent/graph.py": NEW_PROJECT_GRAPH,
 };
 
 /** Shaped like langchain-ai/react-agent: the model node and the tool node in a loop. */

@@ -141,7 +141,7 @@ describe("importing a LangGraph repository and running its graph", () => {
     expect(await page.getByTestId("imported-banner").textContent()).toContain("agent");
     await page.locator('.react-flow__node[data-id="call_model"]').click();
     await expect.poll(() => page.getByTestId("imported-node-code").textContent()).toContain("async def call_model");
-    expect(await page.getByTestId("node-settings").textContent()).toContain("src/agent/graph.py:26");
+    expect(await page.getByTestId("node-settings").textContent()).toContain("src/agent/graph.py:21");
     await page.keyboard.press("Delete");
     expect(await page.locator('.react-flow__node[data-id="call_model"]').count()).toBe(1);
 

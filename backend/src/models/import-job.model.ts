@@ -10,31 +10,10 @@ export type ImportStepName = (typeof IMPORT_STEPS)[number];
 export type ImportStepStatus = "pending" | "running" | "done" | "failed" | "skipped";
 export type ImportJobStatus = "running" | "succeeded" | "failed" | "interrupted";
 
-/**
- * What the check step found for one graph (`runner.py inspect`): null before it ran; its size when
- * it loaded; otherwise the cause, named (a missing key, the network while loading, an exception,
- * the time limit).
- */
-export type GraphInspection =
-  | null
-  | {
-      ok: true;
-      name: string;
-      nodes: number;
-      edges: number;
-      conditional_edges: number;
-      subgraphs: string[];
-      context_schema: unknown | null;
-    }
-  | {
-      ok: false;
-      kind: "missing_env" | "network" | "exception" | "timeout";
-      stage: "import" | "build" | "inspect" | null;
-      error_type: string | null;
-      message: string;
-      variables: string[];
-      location: { file: string; line: number; function: string | null } | null;
-    };
+/** A graph's check result (the job's `inspected`): its one definition is the API's schema. */
+import type { GraphInspection } from "../schemas/import.schema.js";
+
+export type { GraphInspection };
 
 export type ImportSourceView =
   | { kind: "github"; url: string; branch: string | null; subdir: string | null }

@@ -10,7 +10,7 @@ export type GithubImportBody = z.infer<typeof githubImportBody>;
 
 export const importParams = z.strictObject({ id: z.string().min(1).max(64) });
 
-/** A graph's check result; the same contract as GraphInspection in models/import-job.model.ts. */
+/** A graph's check result: null (not checked yet), what loaded, or why it did not. */
 export const graphInspectionView = z.union([
   z.null(),
   z.object({
@@ -32,6 +32,8 @@ export const graphInspectionView = z.union([
     location: z.object({ file: z.string(), line: z.number().int(), function: z.string().nullable() }).nullable(),
   }),
 ]);
+
+export type GraphInspection = z.infer<typeof graphInspectionView>;
 
 export const importWorkflowBody = z.strictObject({
   graph_id: z.string().min(1).max(200),

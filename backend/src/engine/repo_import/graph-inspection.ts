@@ -3,31 +3,14 @@
 // that ran the repository's code, so they are parsed, not trusted; each becomes the job graph's
 // `inspected` summary, while the full `graph` line is kept for building the workflow.
 import { z } from "zod";
+import type { GraphInspection as InspectionView } from "../../schemas/import.schema.js";
 import type { SandboxPaths } from "../sandbox/import-sandbox.js";
 import { venvPython } from "./install-plan.js";
 
 const location = z.object({ file: z.string(), line: z.number().int(), function: z.string().nullable().default(null) });
 
-/** A graph's check result (the job's `inspected`; models/import-job.model.ts has the same shape). */
-export type GraphInspection =
-  | {
-      ok: true;
-      name: string;
-      nodes: number;
-      edges: number;
-      conditional_edges: number;
-      subgraphs: string[];
-      context_schema: unknown | null;
-    }
-  | {
-      ok: false;
-      kind: "missing_env" | "network" | "exception" | "timeout";
-      stage: "import" | "build" | "inspect" | null;
-      error_type: string | null;
-      message: string;
-      variables: string[];
-      location: { file: string; line: number; function: string | null } | null;
-    };
+/** A graph's check result (the job's `inspected`), once checked. */
+export type GraphInspection = NonNullable<InspectionView>;
 
 export const runnerGraphLine = z.object({
   type: z.literal("graph"),
