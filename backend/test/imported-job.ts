@@ -16,6 +16,15 @@ export interface ImportedJobFixture {
   document(nodes: string[], extra?: { env_names?: string[] }): Record<string, unknown>;
 }
 
+/** The owner a fixture job is written with, until a test gives it to its user (ownImportedJob). */
+const OWNER_PLACEHOLDER = "test";
+
+/** Gives a fixture job to a user: an imported workflow runs only its own owner's job. */
+export function ownImportedJob(importDir: string, jobId: string, userId: string): void {
+  const path = join(importDir, jobId, "job.json");
+  writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, "utf8")), owner_id: userId }));
+}
+
 export function writeImportedJob(
   importDir: string,
   jobId: string,
@@ -35,7 +44,7 @@ export function writeImportedJob(
     join(jobDir, "job.json"),
     JSON.stringify({
       id: jobId,
-      owner_id: "test",
+      owner_id: OWNER_PLACEHOLDER,
       source: { kind: "github", url: "https://github.com/example/graph", branch: null, subdir: null },
       status: "succeeded",
       step: "ready",

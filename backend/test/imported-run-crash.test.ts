@@ -6,40 +6,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_PAUSE_MARKER } from "../src/engine/runtime/test-pause.js";
-import { COUNTER_PY, writeImportedJob } from "./imported-job.js";
+import { ownImportedJob, TWO_NODE_GRAPH, writeImportedJob } from "./imported-job.js";
 import { call, type StudioApi, waitForStatus } from "./studio-api.js";
 import { openStudioEnv, type StudioEnv } from "./studio-env.js";
 import { assertBuilt, reapStudioProcesses, startStudioProcess } from "./studio-process.js";
 
 // TWO_NODE_GRAPH, and each runner process notes its pid so that the test can stop the one the
 // killed server left behind (it runs in its own process group).
-const GRAPH = `${COUNTER_PY}
+const GRAPH = TWO_NODE_GRAPH.replace(
+  "\nclass State(TypedDict):",
+  `
 import os
-from typing import TypedDict
-from langgraph.graph import StateGraph, START, END
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pids"), "a") as pids:
     pids.write(f"{os.getpid()}\\n")
 
-class State(TypedDict):
-    n: int
-
-def one(state):
-    count("one")
-    return {"n": state["n"] + 1}
-
-def two(state):
-    count("two")
-    return {"n": state["n"] * 2}
-
-builder = StateGraph(State)
-builder.add_node("step one", one)
-builder.add_node("step two", two)
-builder.add_edge(START, "step one")
-builder.add_edge("step one", "step two")
-builder.add_edge("step two", END)
-graph = builder.compile()
-`;
+class State(TypedDict):`,
+);
 
 describe("an imported run across a crash of its server", () => {
   let env: StudioEnv;
@@ -79,6 +62,7 @@ describe("an imported run across a crash of its server", () => {
       password: "owner-password",
     });
     api.token = String(setup.body.data.token);
+    ownImportedJob(importDir, job.jobId, String((await call(api, "GET", "/api/auth/me")).body.data.id));
     const key = String((await call(api, "POST", "/api/api-keys", { name: "hooks" })).body.data.key);
     const saved = await call(api, "POST", "/api/workflows", job.document(["step one", "step two"]));
     expect(saved.status).toBe(201);

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 // Imported workflows through the run service: the same queue, executor, events, resume and cancel
 // as every run, with the graph's own Python run by runner.py in the subprocess runtime of the
 // import sandbox (real langgraph) and its checkpoints in the studio's database (SQLite and
@@ -6,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ENV_GRAPH,
   INTERRUPT_GRAPH,
+  ownImportedJob,
   SLEEPER_GRAPH,
   TWO_NODE_GRAPH,
   writeImportedJob,
@@ -16,6 +19,10 @@ import type { StudioEvent } from "../engine/runtime/events.js";
 
 /** Saves the imported workflow and starts it through its hook, as any workflow is started. */
 async function startImportedRun(studio: TestStudio, owner: Session, document: Record<string, unknown>, input: unknown) {
+  // The job the document names is the owner's (a job that is not there stays missing).
+  const jobId = (document.imported as { job_id: string }).job_id;
+  if (existsSync(join(studio.config.imports.dir, jobId, "job.json")))
+    ownImportedJob(studio.config.imports.dir, jobId, owner.userId);
   const key = (
     await studio.app.inject({ method: "POST", url: "/api/api-keys", headers: owner.auth, payload: { name: "hooks" } })
   ).json().data.key;
