@@ -123,7 +123,14 @@ describe("imported runs", () => {
     expect(second.outcome.status).toBe("ok");
     expect(second.outcome.state).toEqual({ n: 4 });
     expect(job.count("one")).toBe(1);
-    expect(brief(second.events).filter(([type]) => type === "node_started")).toEqual([["node_started", "step_two", 2]]);
+    // Step one is not started again. Step two is, unless it had finished before the cut: a busy
+    // machine lets the runner get that far before the cut stops it, and the checkpoint it shipped
+    // then holds step two's writes, which the resumed turn applies without running it.
+    const started = brief(second.events).filter(([type]) => type === "node_started");
+    expect(started.map(([, node]) => node)).not.toContain("step_one");
+    expect(started.length === 0 ? job.count("two") : started).toEqual(
+      started.length === 0 ? 1 : [["node_started", "step_two", 2]],
+    );
   });
 
   it("ends a graph that outlives the time limit with a SANDBOX_STOPPED error event", async () => {
