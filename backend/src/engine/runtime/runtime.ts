@@ -12,6 +12,7 @@ import type { HumanRequest } from "../nodes/human.node.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
 import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
 import { importedGraphOf, runImported } from "./imported-run/imported-run.js";
+import { useLightRunContext } from "./light-run-context.js";
 import { jsonBytes } from "./limits.js";
 import { NodeFailure, toEventError } from "./node-failure.js";
 import { MemoryResultLedger } from "./ports.js";
@@ -26,6 +27,9 @@ import { testPauseFor } from "./test-pause.js";
 // Validation needs no LangGraph: services that only validate import prepare-workflow.js directly.
 export { prepareWorkflow, validationEnvironment } from "./prepare-workflow.js";
 export type { RunOptions, RunOutcome } from "./run-options.js";
+
+// Every run of a workflow through LangGraph, in whatever thread loads this module.
+useLightRunContext();
 
 function outputOf(workflow: ValidatedWorkflow, state: Record<string, unknown>): Record<string, unknown> {
   const end = workflow.nodes.get(workflow.model.endId);
