@@ -124,32 +124,35 @@ const countActive = preparedQuery<{ ownerId: string }, { n: string | number }>((
     .where("owner_id", "=", p.ownerId)
     .where("status", "in", ACTIVE),
 );
-const leaseRun = preparedQuery<{ id: string; owner: string; at: string; expiresAt: string }, RunRow>(
-  (db: Kysely<Database>, p) =>
-    db
-      .updateTable("runs")
-      .set((eb) => ({
-        lease_gen: eb("lease_gen", "+", 1),
-        attempt: eb("attempt", "+", 1),
-        lease_owner: p.owner,
-        lease_expires_at: p.expiresAt,
-        status: "running",
-        started_at: eb.fn.coalesce("started_at", eb.val(p.at)),
-        turn_started_at: eb
-          .case()
-          .when(eb.or([eb("status", "=", "queued"), eb("turn_started_at", "is", null)]))
-          .then(p.at)
-          .else(eb.ref("turn_started_at"))
-          .end(),
-        updated_at: p.at,
-        // Events are appended without touching the run's row: the turn goes on after the last one.
-        next_seq: nextSeqOf(p.id),
-      }))
-      .where("id", "=", p.id)
-      .where("status", "in", ACTIVE)
-      .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", p.at)]))
-      .returningAll(),
-);
+type LeaseParams = { id: string; owner: string; at: string; expiresAt: string };
+const leaseUpdate = (db: Kysely<Database>, p: LeaseParams) =>
+  db
+    .updateTable("runs")
+    .set((eb) => ({
+      lease_gen: eb("lease_gen", "+", 1),
+      attempt: eb("attempt", "+", 1),
+      lease_owner: p.owner,
+      lease_expires_at: p.expiresAt,
+      status: "running",
+      started_at: eb.fn.coalesce("started_at", eb.val(p.at)),
+      turn_started_at: eb
+        .case()
+        .when(eb.or([eb("status", "=", "queued"), eb("turn_started_at", "is", null)]))
+        .then(p.at)
+        .else(eb.ref("turn_started_at"))
+        .end(),
+      updated_at: p.at,
+      // Events are appended without touching the run's row: the turn goes on after the last one.
+      next_seq: nextSeqOf(p.id),
+    }))
+    .where("id", "=", p.id)
+    .where("status", "in", ACTIVE)
+    .where((eb) => eb.or([eb("lease_expires_at", "is", null), eb("lease_expires_at", "<", p.at)]));
+// PostgreSQL answers with the leased row in the same round trip.
+const leaseRunReturning = preparedQuery<LeaseParams, RunRow>((db, p) => leaseUpdate(db, p).returningAll());
+// SQLite's RETURNING builds a temporary table on every execution: there it cost three times the
+// update itself, more than reading the row back in the same transaction (decision 0029).
+const leaseRun = preparedQuery<LeaseParams>((db, p) => leaseUpdate(db, p));
 /** An event the service records itself (cancel, expiry, timeout): its seq comes from the run. */
 export type ServiceEvent = Omit<RunEventInput, "seq">;
 
@@ -435,7 +438,10 @@ export class RunRepository {
         const start = now ?? new Date();
         const at = start.toISOString();
         const expiresAt = new Date(start.getTime() + ttlMs).toISOString();
-        return (await leaseRun(tx, { id, owner, at, expiresAt })).rows[0];
+        const params = { id, owner, at, expiresAt };
+        if (!this.#writes.holdsWriteLock) return (await leaseRunReturning(tx, params)).rows[0];
+        const leased = await leaseRun(tx, params);
+        return leased.numAffectedRows ? (await selectRun(tx, { id })).rows[0] : undefined;
       },
       id,
       { acknowledge: "commit" },
