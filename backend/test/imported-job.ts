@@ -110,14 +110,21 @@ export function writeImportedJob(
   };
 }
 
-/** Python that counts a node's runs in <job>/counters/<node> (the module is <job>/src/graph.py). */
+/**
+ * Python that counts a node's runs in <job>/counters/<node> (the module is <job>/src/graph.py).
+ * The count is replaced in one rename: a runner killed mid-write (the crash tests) never leaves an
+ * empty file behind.
+ */
 export const COUNTER_PY = `
+import os
 from pathlib import Path
 
 def count(node):
     path = Path(__file__).resolve().parent.parent / "counters" / node
     n = int(path.read_text()) if path.exists() else 0
-    path.write_text(str(n + 1))
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(str(n + 1))
+    os.replace(partial, path)
 `;
 
 /** Two nodes one after the other: "step one" adds 1 to n, "step two" doubles it. */
