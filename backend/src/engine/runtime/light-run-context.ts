@@ -6,7 +6,8 @@
 // context is read for is the config (`getConfig()`, `interrupt()`), LangChain's context
 // variables and the `tracingEnabled: false` that keeps traceable children from tracing; a plain
 // object carries all three. When a LangChain tracer with a parent run is configured, the tracer's
-// own run tree is used exactly as upstream does.
+// own run tree is used exactly as upstream does; when nothing can trace (no tracer in the config,
+// the environment or the parent context), LangChain's callback setup is skipped as well.
 import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { _CONTEXT_VARIABLES_KEY, AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 
@@ -32,16 +33,45 @@ type RunnableConfigLike = {
 
 let installed = false;
 
+/** Whether LangChain would add a tracer or a console logger of its own (read once: a studio's environment stays as it started). */
+function langChainCallbacksFromEnvironment(): boolean {
+  const env = process.env;
+  const on = (name: string) => env[name] === "true";
+  return (
+    on("LANGSMITH_TRACING_V2") ||
+    on("LANGCHAIN_TRACING_V2") ||
+    on("LANGSMITH_TRACING") ||
+    Boolean(env.LANGCHAIN_TRACING) ||
+    on("LANGCHAIN_VERBOSE")
+  );
+}
+
+function hasTracer(callbacks: RunnableConfigLike["callbacks"]): boolean {
+  const handlers = Array.isArray(callbacks) ? callbacks : (callbacks as { handlers?: unknown[] } | undefined)?.handlers;
+  return handlers?.some((handler) => (handler as { name?: string } | null)?.name === "langchain_tracer") ?? false;
+}
+
 /** Puts the light context in place of LangChain's per-runnable RunTree (once per process or thread). */
 export function useLightRunContext(): void {
   if (installed) return;
   installed = true;
   const provider = AsyncLocalStorageProviderSingleton;
+  const environmentCallbacks = langChainCallbacksFromEnvironment();
   provider.runWithConfig = function runWithConfig<T>(
     config: RunnableConfigLike | undefined,
     callback: () => T,
     avoidCreatingRootRunTree?: boolean,
   ): T {
+    const storage = provider.getInstance();
+    const previous = storage.getStore() as RunContextStore | undefined;
+    // Without a tracer in the config, the environment or a tracing parent, LangChain's callback
+    // setup (a copy of the handlers, the environment read again) could only lead to the light context.
+    const quiet = !environmentCallbacks && previous?.tracingEnabled !== true && !hasTracer(config?.callbacks);
+    if (quiet && !avoidCreatingRootRunTree) {
+      const light: RunContextStore = { tracingEnabled: false, extra: { [CHILD_CONFIG]: config } };
+      if (previous?.[_CONTEXT_VARIABLES_KEY] !== undefined) light[_CONTEXT_VARIABLES_KEY] = previous[_CONTEXT_VARIABLES_KEY];
+      return storage.run(light, callback);
+    }
     const callbackManager = CallbackManager._configureSync(
       config?.callbacks,
       undefined,
@@ -49,8 +79,6 @@ export function useLightRunContext(): void {
       undefined,
       config?.metadata,
     );
-    const storage = provider.getInstance();
-    const previous = storage.getStore() as RunContextStore | undefined;
     const parentRunId = callbackManager?.getParentRunId();
     const tracer = callbackManager?.handlers?.find((handler) => handler?.name === "langchain_tracer") as
       | TracerLike
