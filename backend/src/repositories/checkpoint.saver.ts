@@ -413,6 +413,8 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async #dump(value: unknown): Promise<string> {
+    // The studio's own serializer gives the stored text without a round trip through bytes.
+    if (this.serde instanceof PlainJsonSerde) return this.serde.dumps(value);
     const [type, bytes] = await this.serde.dumpsTyped(value);
     if (type !== "json") throw new Error(`The checkpoint serializer must write "json" values, not "${type}".`);
     return decoder.decode(bytes);

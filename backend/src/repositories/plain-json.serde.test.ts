@@ -93,4 +93,27 @@ describe("PlainJsonSerde", () => {
     const shared = { x: 1 };
     expect(await roundTrip({ a: shared, b: shared })).toStrictEqual({ a: { x: 1 }, b: { x: 1 } });
   });
+
+  it("writes plain data as JSON.stringify does, and tags what plain JSON would lose, at any place in it", () => {
+    const plain = { s: "x", n: [1, 2.5, -0, Number.POSITIVE_INFINITY], b: true, z: null, o: { deep: [{ k: "v" }] } };
+    expect(serde.dumps(plain)).toBe(JSON.stringify(plain));
+    const undefinedInside = { a: [1, { b: undefined }] };
+    expect(serde.dumps(undefinedInside)).toBe(`{"a":[1,{"b":{"${MARKER}":"undefined"}}]}`);
+    expect(serde.loads(serde.dumps(undefinedInside))).toStrictEqual(undefinedInside);
+    expect(serde.dumps([() => 1])).toBe(`[{"${MARKER}":"undefined"}]`);
+    expect(serde.dumps({ at: [new Date("2024-01-02T03:04:05.000Z")] })).toBe('{"at":["2024-01-02T03:04:05.000Z"]}');
+    const bytes = serde.dumps({ deep: { bytes: new Uint8Array([1, 2]) } });
+    expect(serde.loads(bytes)).toStrictEqual({ deep: { bytes: new Uint8Array([1, 2]) } });
+  });
+
+  it("stores values nested deeper than the plain check walks, and still refuses a cycle found there", () => {
+    let nested: Record<string, unknown> = { leaf: "end" };
+    for (let i = 0; i < 200; i++) nested = { next: nested };
+    expect(serde.loads(serde.dumps(nested))).toStrictEqual(nested);
+    const deepCycle: Record<string, unknown> = {};
+    let cursor = deepCycle;
+    for (let i = 0; i < 100; i++) cursor = cursor.next = {} as Record<string, unknown>;
+    cursor.next = deepCycle;
+    expect(() => serde.dumps(deepCycle)).toThrow(/circular/);
+  });
 });
