@@ -69,7 +69,8 @@ export function useLightRunContext(): void {
     const quiet = !environmentCallbacks && previous?.tracingEnabled !== true && !hasTracer(config?.callbacks);
     if (quiet && !avoidCreatingRootRunTree) {
       const light: RunContextStore = { tracingEnabled: false, extra: { [CHILD_CONFIG]: config } };
-      if (previous?.[_CONTEXT_VARIABLES_KEY] !== undefined) light[_CONTEXT_VARIABLES_KEY] = previous[_CONTEXT_VARIABLES_KEY];
+      if (previous?.[_CONTEXT_VARIABLES_KEY] !== undefined)
+        light[_CONTEXT_VARIABLES_KEY] = previous[_CONTEXT_VARIABLES_KEY];
       return storage.run(light, callback);
     }
     const callbackManager = CallbackManager._configureSync(
