@@ -10,6 +10,7 @@ import { type CompiledGraph, compileWorkflow, initialHiddenState, withCheckpoint
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
+import { EventStamper } from "./event-stamper.js";
 import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
 import { importedGraphOf, runImported } from "./imported-run/imported-run.js";
 import { useLightRunContext } from "./light-run-context.js";
@@ -181,20 +182,8 @@ async function* streamTurn(
     ...(options.pins ? { pins: options.pins } : {}),
   };
   const threadConfig = withCheckpointer({ configurable: { thread_id: runId } }, checkpointer);
-  let seq = options.firstSeq ?? 1;
-  let supersteps = 0;
-  const stamp = async (event: NodeEvent): Promise<StudioEvent> => {
-    const full: StudioEvent = {
-      run_id: runId,
-      seq: seq++,
-      ts: new Date().toISOString(),
-      ...event,
-      data: redactor.value(event.data),
-    };
-    if (typeof event.superstep === "number") supersteps = Math.max(supersteps, event.superstep);
-    await options.onEvent?.(full);
-    return full;
-  };
+  const events = new EventStamper(runId, redactor, options);
+  const stamp = (event: NodeEvent) => events.stamp(event);
 
   yield await stamp({ type: "run_started", data: { mode, resumed: resuming, attempt: ctx.attempt } });
 
@@ -208,7 +197,15 @@ async function* streamTurn(
       const state = visibleState(expired.values);
       yield await stamp({ type: "error", node_id: expired.node_id, data: { error } });
       yield await stamp({ type: "run_finished", data: { status: "expired", error, state } });
-      return { runId, status: "expired", state, output: outputOf(workflow, state), error, supersteps, nextSeq: seq };
+      return {
+        runId,
+        status: "expired",
+        state,
+        output: outputOf(workflow, state),
+        error,
+        supersteps: events.supersteps,
+        nextSeq: events.seq,
+      };
     }
   }
 
@@ -263,12 +260,12 @@ async function* streamTurn(
   const state = redactor.value(
     visibleState(((snapshot ? snapshot.values : lastValues) ?? {}) as Record<string, unknown>),
   );
-  const base = { runId, state, output: outputOf(workflow, state), supersteps };
+  const base = { runId, state, output: outputOf(workflow, state), supersteps: events.supersteps };
 
   if (failure) {
     if (!failure.reported) yield await stamp({ type: "error", data: { error: failure.error } });
     yield await stamp({ type: "run_finished", data: { status: failure.status, error: failure.error, state } });
-    return { ...base, status: failure.status, error: failure.error, nextSeq: seq };
+    return { ...base, status: failure.status, error: failure.error, nextSeq: events.seq };
   }
 
   const interrupts = snapshot?.tasks.flatMap((task) => task.interrupts ?? []) ?? [];
@@ -279,13 +276,13 @@ async function* streamTurn(
       expires_at: request.timeout_seconds ? new Date(Date.now() + request.timeout_seconds * 1000).toISOString() : null,
     };
     yield await stamp({ type: "run_waiting", node_id: request.node_id, data: { ...waiting } });
-    return { ...base, status: "waiting", waiting, nextSeq: seq };
+    return { ...base, status: "waiting", waiting, nextSeq: events.seq };
   }
   if (snapshot && snapshot.next.length > 0) {
     const next = [...snapshot.next];
     yield await stamp({ type: "run_paused", data: { next } });
-    return { ...base, status: "paused", next, nextSeq: seq };
+    return { ...base, status: "paused", next, nextSeq: events.seq };
   }
   yield await stamp({ type: "run_finished", data: { status: "ok", output: base.output, state } });
-  return { ...base, status: "ok", nextSeq: seq };
+  return { ...base, status: "ok", nextSeq: events.seq };
 }

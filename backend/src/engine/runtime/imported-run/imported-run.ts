@@ -12,6 +12,7 @@ import type { ImportedGraph, WorkflowDocument } from "../../../schemas/workflow.
 import { createImportSandbox } from "../../sandbox/container/import-sandbox-factory.js";
 import { passedVariables, sandboxEnvironment } from "../../sandbox/container/sandbox-env.js";
 import { type ImportSandbox, type SandboxResult, stopReason } from "../../sandbox/import-sandbox.js";
+import { EventStamper } from "../event-stamper.js";
 import type { EventError, NodeEvent, StudioEvent } from "../events.js";
 import { toEventError } from "../node-failure.js";
 import type { RunOptions, RunOutcome } from "../run-options.js";
@@ -145,20 +146,8 @@ async function* importedTurn(
   const serverEnv = setup.serverEnv ?? process.env;
   const envInput = { declared: imported.env_names, secrets: setup.config.secrets, serverEnv };
   const redactor = new SecretRedactor(Object.values(passedVariables(envInput)));
-  let seq = options.firstSeq ?? 1;
-  let supersteps = 0;
-  const stamp = async (event: NodeEvent): Promise<StudioEvent> => {
-    const full: StudioEvent = {
-      run_id: runId,
-      seq: seq++,
-      ts: new Date().toISOString(),
-      ...event,
-      data: redactor.value(event.data),
-    };
-    if (typeof event.superstep === "number") supersteps = Math.max(supersteps, event.superstep);
-    await options.onEvent?.(full);
-    return full;
-  };
+  const events = new EventStamper(runId, redactor, options);
+  const stamp = (event: NodeEvent) => events.stamp(event);
   const ended = async function* (
     status: "error" | "cancelled",
     error: EventError,
@@ -169,7 +158,7 @@ async function* importedTurn(
     error = redactor.value(error);
     if (!reported) yield await stamp({ type: "error", data: { error } });
     yield await stamp({ type: "run_finished", data: { status, error, state } });
-    return { runId, status, state, output: state, error, supersteps, nextSeq: seq };
+    return { runId, status, state, output: state, error, supersteps: events.supersteps, nextSeq: events.seq };
   };
 
   yield await stamp({ type: "run_started", data: { mode: "full", resumed: resuming, attempt: options.attempt ?? 1 } });
@@ -313,8 +302,16 @@ async function* importedTurn(
   if (ending.kind === "waiting") {
     const waiting = redactor.value({ ...ending.request, expires_at: null });
     yield await stamp({ type: "run_waiting", node_id: waiting.node_id, data: { ...waiting } });
-    return { runId, status: "waiting", state, output: state, waiting, supersteps, nextSeq: seq };
+    return {
+      runId,
+      status: "waiting",
+      state,
+      output: state,
+      waiting,
+      supersteps: events.supersteps,
+      nextSeq: events.seq,
+    };
   }
   yield await stamp({ type: "run_finished", data: { status: "ok", output: state, state } });
-  return { runId, status: "ok", state, output: state, supersteps, nextSeq: seq };
+  return { runId, status: "ok", state, output: state, supersteps: events.supersteps, nextSeq: events.seq };
 }
