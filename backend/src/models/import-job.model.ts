@@ -53,5 +53,29 @@ export interface ImportJob {
   keep: boolean;
 }
 
+/** A job as it starts, in this process: the download step next, every step pending. */
+export function newImportJob(id: string, ownerId: string, source: ImportSourceView): ImportJob {
+  const now = new Date().toISOString();
+  return {
+    id,
+    owner_id: ownerId,
+    source,
+    status: "running",
+    step: "download",
+    steps: IMPORT_STEPS.map((name) => ({ name, status: "pending", started_at: null, finished_at: null })),
+    logs: [],
+    graphs: [],
+    env_names: [],
+    project: null,
+    source_root: null,
+    source_bytes: null,
+    error: null,
+    created_at: now,
+    updated_at: now,
+    pid: process.pid,
+    keep: false,
+  };
+}
+
 /** Only so many log lines are kept per job; the last line says how many were dropped. */
 export const MAX_LOG_LINES = 2000;

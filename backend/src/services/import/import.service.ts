@@ -20,11 +20,11 @@ import { CLONE_TIMEOUT_MS, downloadSource, type SourceRequest } from "../../engi
 import { buildImportedWorkflow } from "../../engine/repo_import/imported-workflow.js";
 import type { ImportSandbox } from "../../engine/sandbox/import-sandbox.js";
 import {
-  IMPORT_STEPS,
   type ImportJob,
   type ImportSourceView,
   type ImportStepName,
   MAX_LOG_LINES,
+  newImportJob,
 } from "../../models/import-job.model.js";
 import type { ImportJobRepository } from "../../repositories/import-job.repository.js";
 import type { WorkflowView } from "../../schemas/workflow.schema.js";
@@ -268,26 +268,7 @@ export class ImportService {
   }
 
   async #newJob(actor: Actor, source: ImportSourceView): Promise<ImportJob> {
-    const now = new Date().toISOString();
-    const job: ImportJob = {
-      id: randomUUID(),
-      owner_id: actor.userId,
-      source,
-      status: "running",
-      step: "download",
-      steps: IMPORT_STEPS.map((name) => ({ name, status: "pending", started_at: null, finished_at: null })),
-      logs: [],
-      graphs: [],
-      env_names: [],
-      project: null,
-      source_root: null,
-      source_bytes: null,
-      error: null,
-      created_at: now,
-      updated_at: now,
-      pid: process.pid,
-      keep: false,
-    };
+    const job = newImportJob(randomUUID(), actor.userId, source);
     await this.#jobs.create(job);
     return job;
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { IMPORT_STEPS, type ImportJob, MAX_LOG_LINES } from "../../models/import-job.model.js";
+import { type ImportJob, MAX_LOG_LINES, newImportJob } from "../../models/import-job.model.js";
 import { ImportJobRepository } from "../../repositories/import-job.repository.js";
 import { JobLog } from "./job-log.js";
 
@@ -15,25 +15,9 @@ async function newJob(): Promise<{ jobs: ImportJobRepository; id: string }> {
   const dir = mkdtempSync(join(tmpdir(), "superstep-job-log-"));
   dirs.push(dir);
   const jobs = new ImportJobRepository(dir);
-  const now = new Date().toISOString();
   const job: ImportJob = {
-    id: "job-1",
-    owner_id: "u",
-    source: { kind: "zip", file_name: "a.zip", bytes: 1 },
-    status: "running",
+    ...newImportJob("job-1", "u", { kind: "zip", file_name: "a.zip", bytes: 1 }),
     step: "install",
-    steps: IMPORT_STEPS.map((name) => ({ name, status: "pending", started_at: null, finished_at: null })),
-    logs: [],
-    graphs: [],
-    env_names: [],
-    project: null,
-    source_root: null,
-    source_bytes: null,
-    error: null,
-    created_at: now,
-    updated_at: now,
-    pid: process.pid,
-    keep: false,
   };
   await jobs.create(job);
   return { jobs, id: job.id };

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ImportJob } from "../../models/import-job.model.js";
+import { type ImportJob, newImportJob } from "../../models/import-job.model.js";
 import { ImportJobRepository } from "../../repositories/import-job.repository.js";
 import { importedSourceOf } from "./imported-source.js";
 
@@ -12,24 +12,12 @@ const jobs = new ImportJobRepository(dir);
 const sourceOf = importedSourceOf(jobs);
 
 async function job(id: string, change: Partial<ImportJob>, folders: string[] = []): Promise<void> {
-  const now = new Date().toISOString();
   await jobs.create({
-    id,
-    owner_id: "u",
-    source: { kind: "github", url: "https://github.com/a/b", branch: null, subdir: null },
+    ...newImportJob(id, "u", { kind: "github", url: "https://github.com/a/b", branch: null, subdir: null }),
     status: "succeeded",
     step: "ready",
     steps: [],
-    logs: [],
-    graphs: [],
-    env_names: [],
-    project: null,
-    source_root: null,
     source_bytes: 1,
-    error: null,
-    created_at: now,
-    updated_at: now,
-    pid: process.pid,
     keep: true,
     ...change,
   });
