@@ -1,23 +1,26 @@
 // Profiles the run path of a real studio process: hook-triggered runs of start → end, a chain of
 // 10 Conditions and an 8-way fan-out with a join, fired at a given number in flight. Prints, per
 // graph, completed runs per second, the server's CPU milliseconds per run (utime + stime from
-// /proc), SQL statements and transactions per run (counted by a preload that wraps node:sqlite),
-// the event loop's delay while runs execute, and the hook's answer latency (p50 / p99 / max);
-// then the latency of hooks fired at a higher number in flight while a chain of runs executes.
-// With --bare DIR (a directory where @langchain/langgraph and @langchain/langgraph-checkpoint-sqlite
-// are installed), the same graphs in bare LangGraph.js with the official SQLite saver on a file,
-// durability "sync", at the same number in flight, each round right after the studio's, and the
-// median ratio of the pairs.
+// /proc) and how they split over its threads, each thread's heap and collections, SQL statements
+// and transactions per run in the main thread and the run thread (counted by a preload that wraps
+// node:sqlite), the event loop's delay while runs execute, and the hook's answer latency (p50 /
+// p99 / max); then the latency of hooks fired at a higher number in flight while a chain of runs
+// executes. With --bare DIR (a directory where @langchain/langgraph and
+// @langchain/langgraph-checkpoint-sqlite are installed), the same graphs in bare LangGraph.js with
+// the official SQLite saver on a file, durability "sync", at the same number in flight, each round
+// right after the studio's, and the median ratio of the pairs.
 //
 // Run: npm run build -w backend && node bench/run-path-profile.mjs [--runs 600] [--inflight 20]
 //      [--probe 100] [--graphs hello,chain10,fanout8] [--bare /path] [--cpu-prof DIR] [--count-sql]
+//      [--alloc-prof DIR] (the run thread's allocations per round, collected objects included)
+//      [--studio-log FILE] (the studio's whole output) [--node-args="--trace-gc-nvp ..."] (for the studio)
 // This is a profiling aid for the run path; bench/throughput.mjs is the benchmark of record.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -33,6 +36,9 @@ const { values: args } = parseArgs({
     "count-sql": { type: "boolean", default: false },
     "bare-child": { type: "string" },
     rounds: { type: "string", default: "1" },
+    "studio-log": { type: "string" },
+    "node-args": { type: "string" },
+    "alloc-prof": { type: "string" },
   },
 });
 const RUNS = Number(args.runs);
@@ -100,14 +106,33 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-// Loaded into the studio with --import: the event loop's delay, and (with COUNT_SQL) every
+/** utime + stime of each of a process's threads, summed by thread name, in milliseconds. */
+function threadCpuMs(pid) {
+  const byName = {};
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    byName[name] = (byName[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  }
+  return byName;
+}
+
+// Loaded into the studio with --require (which, unlike --import, also runs in the run thread, an
+// eval worker): the event loop's delay, and (with COUNT_SQL) every
 // statement node:sqlite executes, by kind, written to a file on SIGUSR2 and reset.
 const PRELOAD = `
-import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { writeFileSync } from "node:fs";
-import sqlite from "node:sqlite";
-import fs from "node:fs";
-import { syncBuiltinESMExports } from "node:module";
+const { monitorEventLoopDelay, PerformanceObserver } = require("node:perf_hooks");
+const { writeFileSync } = require("node:fs");
+const sqlite = require("node:sqlite");
+const fs = require("node:fs");
+const { syncBuiltinESMExports } = require("node:module");
+const { isMainThread } = require("node:worker_threads");
 // How long the studio's WAL syncs take (the disk's latency, in the thread pool).
 const syncTimes = [];
 const fdatasync = fs.fdatasync;
@@ -122,8 +147,15 @@ syncBuiltinESMExports();
 const h = monitorEventLoopDelay({ resolution: 5 });
 h.enable();
 const gc = { count: 0, total: 0, max: 0 };
+// Pauses by kind (scavenge, mark-compact, ...): count and total milliseconds.
+const gcKinds = {};
+const GC_KINDS = { 1: "scavenge", 2: "mark-compact", 4: "incremental marking", 8: "weak callbacks" };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
+    const kind = GC_KINDS[entry.detail?.kind] ?? "other";
+    gcKinds[kind] = gcKinds[kind] ?? { n: 0, ms: 0 };
+    gcKinds[kind].n++;
+    gcKinds[kind].ms += entry.duration;
     gc.count++;
     gc.total += entry.duration;
     gc.max = Math.max(gc.max, entry.duration);
@@ -160,8 +192,85 @@ if (process.env.COUNT_SQL === "1") {
     return exec.call(this, sql);
   };
 }
-process.on("SIGUSR2", () => {
+// The run thread counts its own statements: the main thread asks it for them (and it resets) on
+// a broadcast channel when the bench asks for a snapshot; signals reach the main thread only.
+const channel = new BroadcastChannel("run-path-profile");
+const threadCounts = {};
+const threadTimes = {};
+const threadGc = {};
+const threadHeapMb = {};
+const threadSpaces = {};
+const HEAP_SPACES = process.env.PROFILE_HEAP_SPACES === "1";
+// With --alloc-prof DIR, the run thread samples what it allocates (collected objects included)
+// from one snapshot to the next, and sends the profile along.
+const ALLOC = Boolean(process.env.PROFILE_ALLOC_DIR);
+let allocSession = null;
+if (!isMainThread) {
+  channel.onmessage = async (message) => {
+    if (message.data?.type !== "ask") return;
+    let allocation;
+    if (ALLOC) {
+      const { Session } = require("node:inspector/promises");
+      if (allocSession) {
+        allocation = JSON.stringify((await allocSession.post("HeapProfiler.stopSampling")).profile);
+      } else {
+        allocSession = new Session();
+        allocSession.connect();
+      }
+      await allocSession.post("HeapProfiler.startSampling", {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
+    const heap = require("node:v8").getHeapStatistics();
+    // With --expose-gc and PROFILE_HEAP_SPACES=1: what is alive, by space, after a full collection.
+    let spaces;
+    if (HEAP_SPACES && globalThis.gc) {
+      globalThis.gc();
+      spaces = require("node:v8").getHeapSpaceStatistics().map((s) => s.space_name + " " + (s.space_used_size / 2 ** 20).toFixed(1) + " MB").join(", ");
+    }
+    channel.postMessage({
+      type: "counts",
+      counts: { ...counts },
+      times: { ...times },
+      gc: structuredClone(gcKinds),
+      heapMb: heap.used_heap_size / 2 ** 20,
+      thread: require("node:worker_threads").threadId,
+      spaces,
+      allocation,
+    });
+    for (const k of Object.keys(gcKinds)) delete gcKinds[k];
+    for (const k of Object.keys(counts)) delete counts[k];
+    for (const k of Object.keys(times)) delete times[k];
+  };
+} else {
+  channel.onmessage = (message) => {
+    if (message.data?.type !== "counts") return;
+    for (const [k, n] of Object.entries(message.data.counts)) threadCounts[k] = (threadCounts[k] ?? 0) + n;
+    for (const [k, t] of Object.entries(message.data.times)) threadTimes[k] = (threadTimes[k] ?? 0) + t;
+    threadGc[message.data.thread] = message.data.gc;
+    threadHeapMb[message.data.thread] = message.data.heapMb;
+    if (message.data.spaces) threadSpaces[message.data.thread] = message.data.spaces;
+    if (message.data.allocation)
+      writeFileSync(require("node:path").join(process.env.PROFILE_ALLOC_DIR, "thread-" + message.data.thread + "-" + Date.now() + ".heapprofile"), message.data.allocation);
+  };
+}
+channel.unref();
+if (isMainThread) process.on("SIGUSR2", () => {
+  channel.postMessage({ type: "ask" });
+  // The threads answer within the bench's 300 ms wait for the file.
+  setTimeout(writeSnapshot, 150);
+});
+function writeSnapshot() {
   writeFileSync(process.env.PROFILE_OUT, JSON.stringify({
+    threadSql: { ...threadCounts },
+    threadTimes: { ...threadTimes },
+    threadGc: { ...threadGc },
+    threadHeapMb: { ...threadHeapMb },
+    threadSpaces: { ...threadSpaces },
+    mainGc: structuredClone(gcKinds),
+    mainHeapMb: require("node:v8").getHeapStatistics().used_heap_size / 2 ** 20,
     loop: { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, mean: h.mean / 1e6 },
     sql: counts,
     slow,
@@ -176,18 +285,22 @@ process.on("SIGUSR2", () => {
   h.reset();
   syncTimes.length = 0;
   gc.count = 0;
+  for (const k of Object.keys(gcKinds)) delete gcKinds[k];
   gc.total = 0;
   gc.max = 0;
   for (const k of Object.keys(counts)) delete counts[k];
   for (const k of Object.keys(slow)) delete slow[k];
   for (const k of Object.keys(times)) delete times[k];
-});
+  for (const k of Object.keys(threadCounts)) delete threadCounts[k];
+  for (const k of Object.keys(threadTimes)) delete threadTimes[k];
+}
 `;
 
 async function startStudio(dir) {
-  const preload = join(dir, "preload.mjs");
+  const preload = join(dir, "preload.cjs");
   writeFileSync(preload, PRELOAD);
-  const nodeArgs = ["--import", pathToFileURL(preload).href];
+  const nodeArgs = ["--require", preload];
+  if (args["node-args"]) nodeArgs.push(...args["node-args"].split(" "));
   if (args["cpu-prof"]) nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${args["cpu-prof"]}`);
   const env = { ...process.env };
   delete env.REDIS_URL;
@@ -205,6 +318,7 @@ async function startStudio(dir) {
     STUDIO_AUTH_RATE_LIMIT: "1000",
     PROFILE_OUT: join(dir, "profile.json"),
     COUNT_SQL: args["count-sql"] ? "1" : "0",
+    PROFILE_ALLOC_DIR: args["alloc-prof"] ?? "",
   });
   // A free port picked here, so that readiness does not depend on the log level.
   const port = await new Promise((resolve) => {
@@ -221,7 +335,9 @@ async function startStudio(dir) {
   const hookTimes = [];
   const hookRequests = new Set();
   let partial = "";
+  const log = args["studio-log"] ? createWriteStream(args["studio-log"]) : null;
   const onData = (chunk) => {
+    log?.write(chunk);
     const text = chunk.toString();
     logLines += text.split("\n").length - 1;
     if (output.length < 100_000) output += text;
@@ -313,6 +429,7 @@ async function untilEnded(db, workflowId, total) {
 async function studioRound(studio, key, db, workflowId, state) {
   await studio.snapshot(); // reset the loop histogram and the counters
   const cpuBefore = cpuMs(studio.child.pid);
+  const threadsBefore = threadCpuMs(studio.child.pid);
   const logBefore = studio.logLines();
   const started = performance.now();
   const latencies = await fire(studio, key, workflowId, RUNS, INFLIGHT);
@@ -320,8 +437,12 @@ async function studioRound(studio, key, db, workflowId, state) {
   await untilEnded(db, workflowId, state.done);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuMs(studio.child.pid) - cpuBefore;
+  const threads = Object.entries(threadCpuMs(studio.child.pid)).map(([name, t]) => [
+    name,
+    t - (threadsBefore[name] ?? 0),
+  ]);
   const snap = await studio.snapshot();
-  return { seconds, cpu, latencies, snap, logLines: studio.logLines() - logBefore };
+  return { seconds, cpu, threads, latencies, snap, logLines: studio.logLines() - logBefore };
 }
 
 function statusCounts(db, workflowId) {
@@ -367,19 +488,37 @@ async function studioBench() {
       const notOk = statusCounts(db, workflowId).filter((row) => row.status !== "ok");
       if (notOk.length > 0) console.log(`  ${name}: runs not ok: ${JSON.stringify(notOk)}`);
       results[name] = best;
-      const { seconds, cpu, latencies, snap, logLines } = best;
+      const { seconds, cpu, threads, latencies, snap, logLines } = best;
       console.log(
         `studio ${name}: ${(RUNS / seconds).toFixed(1)} runs/s, CPU ${ms(cpu / RUNS)}/run, ` +
           `hook 202 p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))} at ${INFLIGHT} in flight, ` +
+          `CPU by thread ${threads
+            .filter(([, t]) => t > 0)
+            .sort((a, b) => b[1] - a[1])
+            .map(([n, t]) => `${n} ${ms(t / RUNS)}`)
+            .join(", ")}, ` +
           `event-loop delay p50 ${ms(snap.loop.p50)} p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}, WAL syncs/run ${(snap.syncs.count / RUNS).toFixed(2)} (p50 ${ms(snap.syncs.p50)}, p99 ${ms(snap.syncs.p99)}), log lines/run ${(logLines / RUNS).toFixed(1)}`,
       );
+      const gcLine = (kinds) =>
+        Object.entries(kinds)
+          .map(([kind, { n, ms: t }]) => `${kind} ${(n / RUNS).toFixed(2)}/run ${ms(t / RUNS)}/run`)
+          .join(", ");
+      console.log(
+        `  heap used and GC pauses: main ${snap.mainHeapMb.toFixed(0)} MB, ${gcLine(snap.mainGc)}` +
+          Object.entries(snap.threadHeapMb)
+            .map(([id, mb]) => `; thread ${id} ${mb.toFixed(0)} MB, ${gcLine(snap.threadGc[id] ?? {})}`)
+            .join(""),
+      );
+      for (const [id, spaces] of Object.entries(snap.threadSpaces))
+        console.log(`  thread ${id}, alive after a full collection: ${spaces}`);
       if (bare) {
         const bestBare = [...bareRounds].sort((a, b) => a.cpu - b.cpu)[0];
+        const byThread = bestBare.threads.filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]);
         const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
         const cpuRatio = median(pairs.map((p) => p.cpu));
         const rateRatio = median(pairs.map((p) => p.rate));
         console.log(
-          `bare LangGraph.js ${name}: ${(RUNS / bestBare.seconds).toFixed(1)} runs/s, CPU ${ms(bestBare.cpu / RUNS)}/run (best round); ` +
+          `bare LangGraph.js ${name}: ${(RUNS / bestBare.seconds).toFixed(1)} runs/s, CPU ${ms(bestBare.cpu / RUNS)}/run (best round; by thread ${byThread.map(([n, t]) => `${n} ${ms(t / RUNS)}`).join(", ")}); ` +
             `studio/bare, median of ${pairs.length} paired round(s): CPU ${cpuRatio.toFixed(2)}× (target ≤ 1.30×), runs/s ${rateRatio.toFixed(2)}× (target ≥ 0.75×)` +
             ` [pairs: ${pairs.map((p) => p.cpu.toFixed(2)).join(", ")}]`,
         );
@@ -395,6 +534,16 @@ async function studioBench() {
           .map(([kind, t]) => `${kind}: ${((1000 * t) / RUNS).toFixed(0)} µs`)
           .join(", ");
         console.log(`  SQL time per run: ${timed}`);
+        const threadPerRun = Object.entries(snap.threadSql)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, n]) => `${kind}: ${(n / RUNS).toFixed(1)}`)
+          .join(", ");
+        console.log(`  run thread, SQL per run: ${threadPerRun}`);
+        const threadTimed = Object.entries(snap.threadTimes)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, t]) => `${kind}: ${((1000 * t) / RUNS).toFixed(0)} µs`)
+          .join(", ");
+        console.log(`  run thread, SQL time per run: ${threadTimed}`);
       }
     }
     // Hooks at PROBE in flight while chain runs execute.
@@ -433,7 +582,7 @@ async function studioBench() {
 // ---- bare LangGraph.js with the official SQLite saver (child process) ----
 
 async function bareChild(graphName) {
-  const require = createRequire(join(args.bare, "package.json"));
+  const require = createRequire(join(resolve(args.bare), "package.json"));
   const load = (name) => import(pathToFileURL(require.resolve(name)).href);
   const { Annotation, END, START, StateGraph } = await load("@langchain/langgraph");
   const { SqliteSaver } = await load("@langchain/langgraph-checkpoint-sqlite");
@@ -490,9 +639,22 @@ async function bareChild(graphName) {
       rmSync(dir, { recursive: true, force: true });
       process.exit(0);
     }
+    const { Session } = await import("node:inspector/promises");
+    const session = args["alloc-prof"] ? new Session() : null;
+    session?.connect();
+    await session?.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await round(RUNS);
+    if (session) {
+      const { profile } = await session.post("HeapProfiler.stopSampling");
+      writeFileSync(join(args["alloc-prof"], `bare-${graphName}-${Date.now()}.heapprofile`), JSON.stringify(profile));
+      session.disconnect();
+    }
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     process.send({ seconds, cpu: (cpu.user + cpu.system) / 1000 });
@@ -509,13 +671,30 @@ async function startBare(name) {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     },
   );
-  const next = () => new Promise((resolve) => child.once("message", resolve));
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  // A bare child that dies (a missing package, say) fails the bench instead of leaving it waiting.
+  const next = () =>
+    new Promise((resolve, reject) => {
+      if (exited) return reject(new Error("the bare LangGraph.js child exited"));
+      const onExit = (code) => reject(new Error(`the bare LangGraph.js child exited with ${code}`));
+      child.once("exit", onExit);
+      child.once("message", (message) => {
+        child.off("exit", onExit);
+        resolve(message);
+      });
+    });
   await next();
   return {
     round: async () => {
+      const before = threadCpuMs(child.pid);
       const reply = next();
       child.send("round");
-      return reply;
+      const result = await reply;
+      const threads = Object.entries(threadCpuMs(child.pid)).map(([n, t]) => [n, t - (before[n] ?? 0)]);
+      return { ...result, threads };
     },
     stop: async () => {
       const exited = new Promise((resolve) => child.once("exit", resolve));
