@@ -4,7 +4,7 @@ import { nestedSubgraphs } from "../../../test/adversarial-workflows.js";
 import { collect, edge, engineConfig } from "../../../test/engine-harness.js";
 import { runStream, validationEnvironment } from "../runtime/runtime.js";
 import { validateWorkflow } from "../validator/validator.js";
-import { COMPILED_GRAPHS_KEPT, compiledGraphsKept, compileWorkflow } from "./compiler.js";
+import { COMPILED_GRAPHS_KEPT, compiledGraphsKept, compileWorkflow, withCheckpointer } from "./compiler.js";
 
 describe("compiler", () => {
   it("compiles a child shared by many Subgraph nodes once, however deep the nesting", async () => {
@@ -17,6 +17,68 @@ describe("compiler", () => {
     expect(compileWorkflow(result.workflow)).toBe(graph);
     const child = result.workflow.subgraphs.get("s0");
     expect(child && result.workflow.subgraphs.get("s19")).toBe(child);
+  });
+});
+
+describe("routing by Command", () => {
+  const at = { x: 0, y: 0 };
+  const append = (id: string) => ({
+    id,
+    type: "code",
+    position: at,
+    data: { language: "javascript", code: `function main(s) { return { log: ["${id}"] }; }` },
+  });
+  const document = {
+    name: "routed",
+    state: [
+      { name: "score", type: "number" },
+      { name: "log", type: "list", reducer: "append" },
+    ],
+    nodes: [
+      {
+        id: "k",
+        type: "condition",
+        position: at,
+        data: {
+          rules: [{ label: "high", conditions: [{ field: "score", operator: "gte", value: 10 }] }],
+          default_label: "low",
+        },
+      },
+      append("hi"),
+      append("lo"),
+    ],
+    edges: [edge("start", "k"), edge("k", "hi", "high"), edge("k", "lo", "low")],
+  };
+
+  it("leaves a Condition's choice in LangGraph's branch channel, where a paused run resumes from it", async () => {
+    const checkpointer = new MemorySaver();
+    const engine = engineConfig();
+    const step = (input: Record<string, unknown> | null, resume: boolean) =>
+      collect(
+        runStream(document, input, {
+          engine,
+          runId: "routed",
+          checkpointer,
+          mode: "step",
+          ...(resume ? { resume: { kind: "continue" as const } } : {}),
+        }),
+      );
+    expect((await step({ score: 12 }, false)).outcome.status).toBe("paused"); // after k
+    // The checkpoint after k holds what a conditional edge wrote before k returned a Command: a
+    // write of k's id to the chosen node's branch channel, and nothing for the other one.
+    const tuple = await checkpointer.getTuple({ configurable: { thread_id: "routed" } });
+    const channels = tuple?.checkpoint.channel_values ?? {};
+    expect(channels["branch:to:hi"]).toBe("k");
+    expect(Object.hasOwn(channels, "branch:to:lo")).toBe(false);
+    const environment = validationEnvironment(engine);
+    const validated = await validateWorkflow(structuredClone(document), environment);
+    if (!validated.ok) throw new Error("invalid");
+    const paused = await compileWorkflow(validated.workflow).getState(
+      withCheckpointer({ configurable: { thread_id: "routed" } }, checkpointer),
+    );
+    expect(paused.next).toEqual(["hi"]);
+    const last = await step(null, true);
+    expect(last.outcome).toMatchObject({ status: "ok", state: { log: ["hi"] } });
   });
 });
 

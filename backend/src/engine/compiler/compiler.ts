@@ -1,9 +1,11 @@
 // Compiles a validated workflow into a LangGraph StateGraph. Plain edges become addEdge;
-// Condition, Decision and For each become addConditionalEdges with a label map; a Join is a
-// deferred node (it runs once, after every branch that is still running has finished); state
-// fields become channels with their reducers. Compiled graphs are cached by content.
+// Condition and Decision return a Command that goes to the edge of the chosen label, and For each
+// becomes addConditionalEdges; a Join is a deferred node (it runs once, after every branch that is
+// still running has finished) that goes on, or waits, by its Command too; state fields become
+// channels with their reducers. Compiled graphs are cached by content.
 import {
   type BaseCheckpointSaver,
+  Command,
   END,
   type LangGraphRunnableConfig,
   Send,
@@ -81,6 +83,60 @@ function pendingMarksOf(node: TypedNode, plan: JoinPlan) {
   };
 }
 
+/**
+ * How a Condition, Decision or Join node says where the run goes next: a Command with its update
+ * and its destinations, instead of a conditional edge. A conditional edge is a second runnable
+ * after the node that reads the state again with the node's writes applied (a copy of every
+ * channel, a new checkpoint id); the node already has its update, and its destinations follow
+ * from it and the state it was given exactly as the edge would compute them (the routing
+ * channels merge by key). LangGraph writes the same `branch:to:` channels either way, so a
+ * checkpoint taken before this change resumes the same. `ends` lists the destinations for
+ * LangGraph's drawing of the graph.
+ */
+function routingOf(
+  workflow: ValidatedWorkflow,
+  node: TypedNode,
+): { ends: string[]; wrap(fn: NodeFunction): CommandNodeFunction } | undefined {
+  const out = workflow.model.outgoing.get(node.id) ?? [];
+  if (out.length === 0) return undefined;
+  if (node.type === "condition" || node.type === "decision") {
+    const byLabel = new Map(out.map((edge) => [edge.label as string, target(workflow, edge.target)]));
+    return {
+      ends: [...new Set(byLabel.values())],
+      wrap: (fn) => async (state, config) => {
+        const update = await fn(state, config);
+        const label = latest<string>(ROUTES_CHANNEL, node.id, state, update) ?? "";
+        const goto = byLabel.get(label);
+        // The validator gives every label an edge; this is what LangGraph says when one has none.
+        if (goto === undefined) throw new Error("Branch condition returned unknown or null destination");
+        return new Command({ update, goto });
+      },
+    };
+  }
+  if (node.type === "join") {
+    // A Join that waited runs again later; one that ran goes on.
+    const targets = [...new Set(out.map((edge) => target(workflow, edge.target)))];
+    return {
+      ends: [node.id, ...targets],
+      wrap: (fn) => async (state, config) => {
+        const update = await fn(state, config);
+        const waiting = latest<boolean>(PENDING_CHANNEL, node.id, state, update) === true;
+        return new Command({ update, goto: waiting ? node.id : targets });
+      },
+    };
+  }
+  return undefined;
+}
+
+/** A key of a channel merged by key (routes, pending) as the node's update leaves it. */
+function latest<V>(channel: string, key: string, state: AnyState, update: AnyState): V | undefined {
+  const written = update[channel] as Record<string, V> | undefined;
+  if (written && Object.hasOwn(written, key)) return written[key];
+  return (state[channel] as Record<string, V> | undefined)?.[key];
+}
+
+type CommandNodeFunction = (state: AnyState, config: LangGraphRunnableConfig) => Promise<Command>;
+
 function build(workflow: ValidatedWorkflow): CompiledGraph {
   const forEachIds = [...workflow.forEachBodies.keys()];
   const builder = new StateGraph(stateDefinition(workflow.document, forEachIds) as never) as unknown as LooseGraph;
@@ -104,7 +160,12 @@ function build(workflow: ValidatedWorkflow): CompiledGraph {
       waitFor: plan.waitFor.get(node.id),
       pendingMarks: pendingMarksOf(node, plan),
     });
-    builder.addNode(node.id, fn, node.type === "join" ? { defer: true } : undefined);
+    const routing = routingOf(workflow, node);
+    // The loose builder types a node's return as a state update; a Command is one too for LangGraph.
+    builder.addNode(node.id, (routing ? routing.wrap(fn) : fn) as NodeFunction, {
+      ...(node.type === "join" ? { defer: true } : {}),
+      ...(routing ? { ends: routing.ends } : {}),
+    });
     if (node.type === "for_each") {
       const done = workflow.model.outgoing.get(node.id)?.find((e) => e.label === "done")?.target;
       builder.addNode(gatherNodeId(node.id), gatherFunction(node, done && isJoin(done) ? done : undefined));
@@ -115,33 +176,14 @@ function build(workflow: ValidatedWorkflow): CompiledGraph {
     const out = workflow.model.outgoing.get(node.id) ?? [];
     const source = node.type === "start" ? START : node.id;
     if (node.type === "end" || out.length === 0) continue;
-    if (node.type === "condition" || node.type === "decision") {
-      const map: Record<string, string> = {};
-      for (const edge of out) map[edge.label as string] = target(workflow, edge.target);
-      builder.addConditionalEdges(
-        node.id,
-        (state: AnyState) => (state[ROUTES_CHANNEL] as Record<string, string>)[node.id] ?? "",
-        map,
-      );
-      continue;
-    }
+    // Condition, Decision and Join route by the Command they return (see routingOf).
+    if (node.type === "condition" || node.type === "decision" || node.type === "join") continue;
     if (node.type === "for_each") {
       const bodyId = workflow.forEachBodies.get(node.id) as string;
       const done = out.find((e) => e.label === "done")?.target as string;
       builder.addConditionalEdges(node.id, forEachRouter(node, bodyId), [bodyId, gatherNodeId(node.id)]);
       builder.addEdge(bodyId, gatherNodeId(node.id));
       builder.addEdge(gatherNodeId(node.id), target(workflow, done));
-      continue;
-    }
-    if (node.type === "join") {
-      // A Join that waited runs again later; one that ran goes on.
-      const targets = [...new Set(out.map((e) => target(workflow, e.target)))];
-      builder.addConditionalEdges(
-        node.id,
-        (state: AnyState) =>
-          (state[PENDING_CHANNEL] as Record<string, boolean> | undefined)?.[node.id] === true ? node.id : targets,
-        [node.id, ...targets],
-      );
       continue;
     }
     for (const edge of out) builder.addEdge(source, target(workflow, edge.target));
