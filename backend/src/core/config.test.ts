@@ -34,7 +34,7 @@ describe("configuration", () => {
       maxInFlight: 256,
       dbBusyTimeoutMs: 5000,
       scheduleMinIntervalSeconds: 60,
-      heapGrowthPercent: 20,
+      heapGrowthPercent: 50,
     });
     expect(config.uiDir).toMatch(/frontend[/\\]dist$/);
   });
@@ -71,7 +71,7 @@ describe("configuration", () => {
       STUDIO_CALLBACK_RETRY_BASE_MS: "50",
       STUDIO_ENCRYPTION_KEY: "ab".repeat(32),
       STUDIO_ENCRYPTION_KEY_PREVIOUS: `${"cd".repeat(32)}, ${Buffer.alloc(32, 7).toString("base64")}`,
-      STUDIO_HEAP_GROWTH_PERCENT: "50",
+      STUDIO_HEAP_GROWTH_PERCENT: "80",
     });
     expect(config).toEqual({
       port: 9000,
@@ -104,7 +104,7 @@ describe("configuration", () => {
       callbackRetryBaseMs: 50,
       encryptionKey: "ab".repeat(32),
       encryptionKeysPrevious: ["cd".repeat(32), Buffer.alloc(32, 7).toString("base64")],
-      heapGrowthPercent: 50,
+      heapGrowthPercent: 80,
       imports: expect.any(Object),
       engine: expect.any(Object),
     });

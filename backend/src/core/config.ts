@@ -64,7 +64,7 @@ export interface Config {
   encryptionKeysPrevious: string[];
   /**
    * How far V8 lets the heap grow past what a full collection left alive before it collects again
-   * (V8's --heap-growing-percent); 0 leaves it to V8. Set by `superstep start` (decision 0016).
+   * (V8's --heap-growing-percent); 0 leaves it to V8. Set by `superstep start` (decisions 0016, 0030).
    */
   heapGrowthPercent: number;
   engine: EngineConfig;
@@ -438,7 +438,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),
     encryptionKey: encryptionKey(env),
     encryptionKeysPrevious: previousKeys(env),
-    heapGrowthPercent: integer(env, "STUDIO_HEAP_GROWTH_PERCENT", 20, 0, 400),
+    heapGrowthPercent: integer(env, "STUDIO_HEAP_GROWTH_PERCENT", 50, 0, 400),
     engine: engineConfig(env),
   };
 }
