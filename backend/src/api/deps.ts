@@ -91,7 +91,8 @@ export async function buildContainer(
   const database = openDatabase(
     config,
     (error) => logger.warn({ err: error }, "idle database connection lost"),
-    options.database,
+    // Runs on threads of their own leave this thread's event loop free: its syncs go to the pool.
+    { syncOnThisThread: config.runThreads === 0, ...options.database },
   );
   try {
     const { applied } = await migrateToLatest(database.db, database.kind);

@@ -80,4 +80,31 @@ describe("the SQLite file the studio opens", () => {
     expect(durability.isDurable(mark)).toBe(true);
     // afterEach closes again: closing twice is harmless.
   });
+
+  it("syncs for someone waiting on this thread, unless runs execute on threads of their own", async () => {
+    await sql`create table probe (k text primary key)`.execute(handle.db);
+    const answer = async (db: DatabaseHandle, k: string) => {
+      await db.writes.run((tx) => sql`insert into probe (k) values (${k})`.execute(tx), "run-1", {
+        acknowledge: "commit",
+      });
+      const mark = db.durability?.mark ?? 0;
+      await db.settledNow();
+      expect(db.durability?.isDurable(mark)).toBe(true);
+    };
+    // The first wait opens the WAL file in the thread pool; the next ones sync here.
+    await answer(handle, "a");
+    await answer(handle, "b");
+    expect(durability.inlineSyncs).toBeGreaterThan(0);
+
+    // The request thread of a studio whose runs have threads: every sync goes to the pool.
+    const requests = openDatabase({ databaseUrl: null, dataDir }, () => {}, { syncOnThisThread: false });
+    try {
+      await answer(requests, "c");
+      await answer(requests, "d");
+      expect(requests.durability?.syncs).toBeGreaterThanOrEqual(2);
+      expect(requests.durability?.inlineSyncs).toBe(0);
+    } finally {
+      await requests.close();
+    }
+  });
 });

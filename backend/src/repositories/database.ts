@@ -73,6 +73,13 @@ export interface OpenOptions {
    * pool's size, serves both `db` and `forRuns`. Default "all": requests and runs.
    */
   serves?: "all" | "runs";
+  /**
+   * Whether a commit someone waits for (an HTTP answer) syncs the WAL file on this thread
+   * (WalDurability.durableNow). Worth it only where this thread's event loop is kept busy by runs;
+   * where runs execute on threads of their own, the thread pool's sync answers sooner, and the
+   * event loop goes on accepting requests meanwhile (decision 0030). Default true.
+   */
+  syncOnThisThread?: boolean;
 }
 
 /**
@@ -120,7 +127,10 @@ export function openDatabase(
   const file = join(config.dataDir, SQLITE_FILE);
   const sqlite = new DatabaseSync(file);
   sqlite.exec(SQLITE_PRAGMAS);
-  const durability = new WalDurability(file, { syncFile: options.syncFile });
+  const durability = new WalDurability(file, {
+    syncFile: options.syncFile,
+    ...(options.syncOnThisThread === false ? { syncFileNow: null } : {}),
+  });
   const checkpointer = new WalCheckpointer(file);
   const dialect = new NodeSqliteDialect(sqlite, { durability, checkpointer, busyTimeoutMs });
   const db = new Kysely<Schema>({ dialect });

@@ -5,6 +5,8 @@
 // every writer is told it committed only once a sync that started after its COMMIT has completed.
 // Commits made while a sync is in flight share the next one. This is what synchronous=FULL gives
 // (each commit on disk before it is acknowledged), without one blocking fsync per transaction.
+// (A second sync in flight at once, so that such a commit need not wait for the first to end, made
+// every sync slower on this disk and hooks no faster: decision 0030.)
 //
 // Reads count too: `settled()` resolves once a sync that started after everything this process has
 // read or written so far has completed, so an answer built from what was read (an HTTP response,
@@ -14,7 +16,9 @@
 // to come round to a thread-pool sync's callback while runs keep it busy: `durableNow` syncs on
 // this thread instead, which on a disk that syncs in well under a millisecond is far cheaper than
 // the turns it saves. A sync that took longer than INLINE_BUDGET_MS sends such waits back to the
-// thread pool for INLINE_PAUSE_MS, so a slow disk never stalls the event loop for long.
+// thread pool for INLINE_PAUSE_MS, so a slow disk never stalls the event loop for long. A thread
+// whose runs execute elsewhere (the request thread, when runs have threads of their own) does not
+// sync inline at all: its event loop is free, and it accepts more requests while the pool syncs.
 //
 // A failed sync poisons the database handle: after an fsync error the kernel may have dropped the
 // unwritten pages, so no later write can be called durable; every later wait fails until restart,
@@ -41,8 +45,8 @@ export interface WalDurabilityOptions {
    * that passes one without `syncFileNow` gets every sync from it: none runs on this thread.
    */
   syncFile?: SyncFile;
-  /** Flushes it on this thread (fs.fdatasyncSync by default). */
-  syncFileNow?: SyncFileNow;
+  /** Flushes it on this thread (fs.fdatasyncSync by default); null: never on this thread. */
+  syncFileNow?: SyncFileNow | null;
   /** A sync on this thread that takes longer than this sends waits to the thread pool for a while. */
   inlineBudgetMs?: number;
   /** Milliseconds, monotonic (tests pass their own clock). */
@@ -81,7 +85,8 @@ export class WalDurability {
   constructor(databasePath: string, options: WalDurabilityOptions = {}) {
     this.#walPath = `${databasePath}-wal`;
     this.#syncFile = options.syncFile ?? fdatasync;
-    this.#syncFileNow = options.syncFileNow ?? (options.syncFile ? null : fdatasyncSync);
+    this.#syncFileNow =
+      options.syncFileNow === undefined ? (options.syncFile ? null : fdatasyncSync) : options.syncFileNow;
     this.#inlineBudgetMs = options.inlineBudgetMs ?? INLINE_BUDGET_MS;
     this.#now = options.now ?? (() => performance.now());
   }
