@@ -1,5 +1,6 @@
 // Opens the database the configuration names (embedded SQLite, or PostgreSQL with DATABASE_URL)
 // and applies the migrations kept in models/migrations.
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import type { Config } from "../core/config.js";
 import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
+import { isPreparedShape } from "./prepared-query.js";
 import { FOREGROUND_CHECKPOINT_FRAMES, WalCheckpointer } from "./wal-checkpointer.js";
 import { type SyncFile, WalDurability } from "./wal-durability.js";
 import { WriteBatcher } from "./write-batcher.js";
@@ -105,7 +107,10 @@ export function openDatabase(
       // A connection lost while a query holds it emits `error` on its client, which the pool only
       // listens to while the client is idle: unheard, that event would end the process. The query
       // itself fails with the same error (the request gets DATABASE_UNAVAILABLE).
-      pool.on("connect", (client) => client.on("error", () => {}));
+      pool.on("connect", (client) => {
+        client.on("error", () => {});
+        namePreparedShapes(client);
+      });
       return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     };
     const runDb = openPool(POSTGRES_RUN_POOL_MAX);
@@ -144,6 +149,25 @@ export function openDatabase(
     forRuns: { db, writes },
     durability,
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * Runs the fixed query shapes of prepared-query.ts as named prepared statements on this
+ * connection: PostgreSQL parses and plans each once per connection instead of on every call.
+ */
+function namePreparedShapes(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const names = new Map<string, string>();
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof text !== "string" || !Array.isArray(values) || !isPreparedShape(text))
+      return callback === undefined ? query(text, values) : query(text, values, callback);
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `superstep_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+      names.set(text, name);
+    }
+    return query({ name, text, values });
   };
 }
 

@@ -17,6 +17,15 @@ interface Shape {
   constants: readonly unknown[];
 }
 
+// The SQL of every shape built here: on PostgreSQL these texts run as named prepared statements,
+// parsed and planned once per connection (database.ts).
+const shapeTexts = new Set<string>();
+
+/** Whether `sql` is the text of a prepared query's shape. */
+export function isPreparedShape(sql: string): boolean {
+  return shapeTexts.has(sql);
+}
+
 export type PreparedQuery<P, R> = (db: Kysely<Database>, values: P) => Promise<QueryResult<R>>;
 
 /** A connection in an open transaction that runs SQL at once (the embedded database's). */
@@ -55,6 +64,7 @@ export function preparedQuery<P extends Record<string, unknown>, R = unknown>(
         typeof value === "string" && value.startsWith(PLACEHOLDER) ? value.slice(PLACEHOLDER.length) : null,
       );
       shape = { sql: compiled.sql, names, constants: compiled.parameters };
+      shapeTexts.add(compiled.sql);
       shapes.set(adapter, shape);
     }
     const { names, constants } = shape;
