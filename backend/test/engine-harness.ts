@@ -108,6 +108,21 @@ export function httpTool(id: string, url: string, outputField: string, extra: Re
   };
 }
 
+/** A Condition node with one rule: `label` when `condition` holds, `defaultLabel` otherwise. */
+export function conditionNode(
+  id: string,
+  label: string,
+  condition: { field: string; operator: string; value?: unknown },
+  defaultLabel: string,
+) {
+  return {
+    id,
+    type: "condition",
+    position: at,
+    data: { rules: [{ label, conditions: [condition] }], default_label: defaultLabel },
+  };
+}
+
 export function edge(source: string, target: string, label?: string) {
   return { id: `${source}-${target}${label ? `-${label}` : ""}`, source, target, ...(label ? { label } : {}) };
 }

@@ -48,10 +48,10 @@ export async function testDatabaseEnv(
 }
 
 /** A migrated database without the rest of the studio, for repository tests. */
-export async function openTestDatabase(): Promise<TestDatabase> {
+export async function openTestDatabase(options: { pgPreparedStatements?: boolean } = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), "superstep-db-test-"));
   const database = await testDatabaseEnv();
-  const handle = openDatabase({ databaseUrl: database.env.DATABASE_URL ?? null, dataDir });
+  const handle = openDatabase({ databaseUrl: database.env.DATABASE_URL ?? null, dataDir, ...options });
   await migrateToLatest(handle.db);
   return {
     ...handle,

@@ -56,6 +56,11 @@ export interface Config {
   maxInFlight: number;
   /** How long a statement waits for a lock another connection holds before DATABASE_BUSY. */
   dbBusyTimeoutMs: number;
+  /**
+   * Whether the fixed query shapes run as named prepared statements on PostgreSQL
+   * (STUDIO_PG_PREPARED_STATEMENTS); off behind a pooler that does not keep them per client.
+   */
+  pgPreparedStatements: boolean;
   scheduleMinIntervalSeconds: number;
   callbackRetryBaseMs: number;
   /** Base64 or hex of 32 bytes; null: a key file generated in the data dir. */
@@ -179,9 +184,9 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function flag(env: Env, name: string): boolean {
+function flag(env: Env, name: string, fallback = false): boolean {
   const raw = text(env, name);
-  if (raw === null) return false;
+  if (raw === null) return fallback;
   const lower = raw.toLowerCase();
   if (["1", "true", "yes", "on"].includes(lower)) return true;
   if (["0", "false", "no", "off"].includes(lower)) return false;
@@ -434,6 +439,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     maxQueuedRuns: integer(env, "STUDIO_MAX_QUEUED", 10_000, 1, 10_000_000),
     maxInFlight: integer(env, "STUDIO_MAX_IN_FLIGHT", 256, 1, 1_000_000),
     dbBusyTimeoutMs: integer(env, "STUDIO_DB_BUSY_TIMEOUT_MS", 5000, 0, 600_000),
+    pgPreparedStatements: flag(env, "STUDIO_PG_PREPARED_STATEMENTS", true),
     scheduleMinIntervalSeconds: integer(env, "STUDIO_SCHEDULE_MIN_INTERVAL", 60, 1, 366 * 24 * 3600),
     callbackRetryBaseMs: integer(env, "STUDIO_CALLBACK_RETRY_BASE_MS", 1000, 10, 3_600_000),
     encryptionKey: encryptionKey(env),

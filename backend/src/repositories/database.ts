@@ -1,6 +1,5 @@
 // Opens the database the configuration names (embedded SQLite, or PostgreSQL with DATABASE_URL)
 // and applies the migrations kept in models/migrations.
-import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -12,7 +11,7 @@ import type { Config } from "../core/config.js";
 import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
-import { isPreparedShape } from "./prepared-query.js";
+import { preparedShapeName } from "./prepared-query.js";
 import { FOREGROUND_CHECKPOINT_FRAMES, WalCheckpointer } from "./wal-checkpointer.js";
 import { type SyncFile, WalDurability } from "./wal-durability.js";
 import { WriteBatcher } from "./write-batcher.js";
@@ -90,7 +89,7 @@ export interface OpenOptions {
  * held by another session); the statement then fails and the request gets DATABASE_BUSY.
  */
 export function openDatabase(
-  config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "dbBusyTimeoutMs">>,
+  config: Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "dbBusyTimeoutMs" | "pgPreparedStatements">>,
   onIdleError: (error: Error) => void = () => {},
   options: OpenOptions = {},
 ): DatabaseHandle {
@@ -109,7 +108,7 @@ export function openDatabase(
       // itself fails with the same error (the request gets DATABASE_UNAVAILABLE).
       pool.on("connect", (client) => {
         client.on("error", () => {});
-        namePreparedShapes(client);
+        if (config.pgPreparedStatements !== false) namePreparedShapes(client);
       });
       return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     };
@@ -158,15 +157,9 @@ export function openDatabase(
  */
 function namePreparedShapes(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  const names = new Map<string, string>();
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof text !== "string" || !Array.isArray(values) || !isPreparedShape(text))
-      return callback === undefined ? query(text, values) : query(text, values, callback);
-    let name = names.get(text);
-    if (name === undefined) {
-      name = `superstep_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
-      names.set(text, name);
-    }
+    const name = typeof text === "string" && Array.isArray(values) ? preparedShapeName(text) : undefined;
+    if (name === undefined) return callback === undefined ? query(text, values) : query(text, values, callback);
     return query({ name, text, values });
   };
 }

@@ -1,16 +1,29 @@
 // On PostgreSQL the fixed query shapes run as named prepared statements (parsed and planned once
 // per connection); other queries do not. On SQLite the dialect keeps its own statement cache.
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import type { Database } from "../models/database.model.js";
 import { preparedQuery } from "./prepared-query.js";
+
+const namedStatements = async (connection: Kysely<Database>) =>
+  (
+    await sql<{
+      statement: string;
+    }>`select statement from pg_prepared_statements where name like 'superstep_%'`.execute(connection)
+  ).rows.map((row) => row.statement);
 
 describe.skipIf(inject("dbKind") !== "postgres")("prepared query shapes on PostgreSQL", () => {
   let database: TestDatabase;
+  let unnamed: TestDatabase;
   beforeAll(async () => {
     database = await openTestDatabase();
+    unnamed = await openTestDatabase({ pgPreparedStatements: false });
   });
-  afterAll(() => database.close());
+  afterAll(async () => {
+    await database.drop();
+    await unnamed.drop();
+  });
 
   const userByEmail = preparedQuery<{ email: string }, { id: string }>((db, p) =>
     db.selectFrom("users").select("id").where("email", "=", p.email),
@@ -18,12 +31,7 @@ describe.skipIf(inject("dbKind") !== "postgres")("prepared query shapes on Postg
 
   it("prepares a shape once per connection and reuses it, and leaves other queries unnamed", async () => {
     await database.db.connection().execute(async (connection) => {
-      const prepared = async () =>
-        (
-          await sql<{
-            statement: string;
-          }>`select statement from pg_prepared_statements where name like 'superstep_%'`.execute(connection)
-        ).rows.map((row) => row.statement);
+      const prepared = () => namedStatements(connection);
       const before = await prepared();
       expect((await userByEmail(connection, { email: "nobody@example.com" })).rows).toEqual([]);
       expect((await userByEmail(connection, { email: "someone@example.com" })).rows).toEqual([]);
@@ -33,6 +41,14 @@ describe.skipIf(inject("dbKind") !== "postgres")("prepared query shapes on Postg
       expect(shape[0]).toContain('from "users"');
       // A query that is not a shape (this one) is never named.
       expect(after.some((statement) => statement.includes("pg_prepared_statements"))).toBe(false);
+    });
+  });
+
+  it("names nothing with STUDIO_PG_PREPARED_STATEMENTS off (a pooler in transaction mode)", async () => {
+    await unnamed.db.connection().execute(async (connection) => {
+      expect((await userByEmail(connection, { email: "nobody@example.com" })).rows).toEqual([]);
+      expect((await userByEmail(connection, { email: "someone@example.com" })).rows).toEqual([]);
+      expect(await namedStatements(connection)).toEqual([]);
     });
   });
 });

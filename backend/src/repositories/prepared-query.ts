@@ -2,6 +2,7 @@
 // more than running it on SQLite; a query whose shape never changes is built here once per dialect
 // with placeholder values, and each call only binds its values, by position. The query is still
 // written once with Kysely's builder, so the same code serves SQLite and PostgreSQL.
+import { createHash } from "node:crypto";
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
 import type { Database } from "../models/database.model.js";
 
@@ -17,13 +18,19 @@ interface Shape {
   constants: readonly unknown[];
 }
 
-// The SQL of every shape built here: on PostgreSQL these texts run as named prepared statements,
-// parsed and planned once per connection (database.ts).
-const shapeTexts = new Set<string>();
+// The SQL of every shape built here, with the name it is prepared under: on PostgreSQL these texts
+// run as named prepared statements, parsed and planned once per connection (database.ts). The
+// name follows from the text, so every connection and every process gives a shape the same one.
+const shapeNames = new Map<string, string>();
 
-/** Whether `sql` is the text of a prepared query's shape. */
-export function isPreparedShape(sql: string): boolean {
-  return shapeTexts.has(sql);
+/** The statement name of a prepared query's shape, or undefined for any other SQL. */
+export function preparedShapeName(sql: string): string | undefined {
+  return shapeNames.get(sql);
+}
+
+function nameShape(sql: string): void {
+  if (!shapeNames.has(sql))
+    shapeNames.set(sql, `superstep_${createHash("sha1").update(sql).digest("hex").slice(0, 20)}`);
 }
 
 export type PreparedQuery<P, R> = (db: Kysely<Database>, values: P) => Promise<QueryResult<R>>;
@@ -64,7 +71,7 @@ export function preparedQuery<P extends Record<string, unknown>, R = unknown>(
         typeof value === "string" && value.startsWith(PLACEHOLDER) ? value.slice(PLACEHOLDER.length) : null,
       );
       shape = { sql: compiled.sql, names, constants: compiled.parameters };
-      shapeTexts.add(compiled.sql);
+      nameShape(compiled.sql);
       shapes.set(adapter, shape);
     }
     const { names, constants } = shape;

@@ -1,7 +1,7 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { nestedSubgraphs } from "../../../test/adversarial-workflows.js";
-import { collect, edge, engineConfig } from "../../../test/engine-harness.js";
+import { collect, conditionNode, edge, engineConfig } from "../../../test/engine-harness.js";
 import { runStream, validationEnvironment } from "../runtime/runtime.js";
 import { validateWorkflow } from "../validator/validator.js";
 import { COMPILED_GRAPHS_KEPT, compiledGraphsKept, compileWorkflow, withCheckpointer } from "./compiler.js";
@@ -35,15 +35,7 @@ describe("routing by Command", () => {
       { name: "log", type: "list", reducer: "append" },
     ],
     nodes: [
-      {
-        id: "k",
-        type: "condition",
-        position: at,
-        data: {
-          rules: [{ label: "high", conditions: [{ field: "score", operator: "gte", value: 10 }] }],
-          default_label: "low",
-        },
-      },
+      conditionNode("k", "high", { field: "score", operator: "gte", value: 10 }, "low"),
       append("hi"),
       append("lo"),
     ],

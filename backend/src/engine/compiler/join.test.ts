@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   at,
   collect,
+  conditionNode,
   edge,
   engineConfig,
   eventsOf,
@@ -202,15 +203,7 @@ describe("joins", () => {
         httpTool("left", `${receiver.url}/?value=1`, "n"),
         httpTool("right", `${receiver.url}/?value="r"`, "log"),
         join("j"),
-        {
-          id: "again",
-          type: "condition",
-          position: at,
-          data: {
-            rules: [{ label: "more", conditions: [{ field: "n", operator: "lt", value: 3 }] }],
-            default_label: "stop",
-          },
-        },
+        conditionNode("again", "more", { field: "n", operator: "lt", value: 3 }, "stop"),
         {
           id: "fan",
           type: "code",

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   at,
   collect,
+  conditionNode,
   edge,
   engineConfig,
   eventsOf,
@@ -106,15 +107,7 @@ describe("runtime", () => {
         { name: "out", type: "any" },
       ],
       nodes: [
-        {
-          id: "k",
-          type: "condition",
-          position: at,
-          data: {
-            rules: [{ label: "high", conditions: [{ field: "score", operator: "gte", value: 10 }] }],
-            default_label: "low",
-          },
-        },
+        conditionNode("k", "high", { field: "score", operator: "gte", value: 10 }, "low"),
         httpTool("hi", `${receiver.url}/high`, "out"),
         httpTool("lo", `${receiver.url}/low`, "out"),
       ],
@@ -213,15 +206,7 @@ describe("runtime", () => {
           { name: "log", type: "list", reducer: "append" },
         ],
         nodes: [
-          {
-            id: "k",
-            type: "condition",
-            position: at,
-            data: {
-              rules: [{ label: "yes", conditions: [{ field: "go", operator: "is_true" }] }],
-              default_label: "no",
-            },
-          },
+          conditionNode("k", "yes", { field: "go", operator: "is_true" }, "no"),
           httpTool("y", `${receiver.url}/?value="y"`, "log"),
           httpTool("other", `${receiver.url}/?value="other"`, "log"),
           { id: "j", type: "join", position: at, data: {} },
