@@ -218,7 +218,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     super(options.serde ?? new PlainJsonSerde());
     this.#db = db;
     this.#fence = options.fence;
-    this.#writes = options.writes ?? new WriteBatcher(db, { batching: false });
+    this.#writes = options.writes ?? new WriteBatcher(db, { batching: "none" });
     this.#acknowledge = options.acknowledge ?? "disk";
   }
 

@@ -28,7 +28,7 @@ export interface DatabaseHandle {
   settled(): Promise<void>;
   /** `settled`, for an answer someone is waiting for: synced at once rather than in a later turn. */
   settledNow(): Promise<void>;
-  /** The writes of runs (events, checkpoints, endings): shared transactions on SQLite. */
+  /** The writes of runs (events, checkpoints, endings), in shared transactions (write-batcher.ts). */
   writes: WriteBatcher;
   /**
    * What run execution reads and writes through. On SQLite the same connection as `db`; on
@@ -114,13 +114,15 @@ export function openDatabase(
     };
     const runDb = openPool(POSTGRES_RUN_POOL_MAX);
     const db = options.serves === "runs" ? runDb : openPool(POSTGRES_REQUEST_POOL_MAX);
+    // One batcher per pool: a run's writes through one pool are in one batch in flight at a time.
+    const runWrites = new WriteBatcher(runDb, { batching: "pool" });
     return {
       db,
       kind: "postgres",
       settled: async () => {},
       settledNow: async () => {},
-      writes: new WriteBatcher(db, { batching: false }),
-      forRuns: { db: runDb, writes: new WriteBatcher(runDb, { batching: false }) },
+      writes: db === runDb ? runWrites : new WriteBatcher(db, { batching: "pool" }),
+      forRuns: { db: runDb, writes: runWrites },
       durability: null,
       close: async () => {
         await Promise.all(db === runDb ? [db.destroy()] : [db.destroy(), runDb.destroy()]);
@@ -138,7 +140,7 @@ export function openDatabase(
   const checkpointer = new WalCheckpointer(file);
   const dialect = new NodeSqliteDialect(sqlite, { durability, checkpointer, busyTimeoutMs });
   const db = new Kysely<Schema>({ dialect });
-  const writes = new WriteBatcher(db, { batching: true, openTransaction: () => dialect.openTransaction() });
+  const writes = new WriteBatcher(db, { batching: "connection", openTransaction: () => dialect.openTransaction() });
   return {
     db,
     kind: "sqlite",

@@ -279,7 +279,7 @@ export class RunRepository {
   constructor(db: Kysely<Database>, options: { settled?: () => Promise<void>; writes?: WriteBatcher } = {}) {
     this.#db = db;
     this.#settled = options.settled ?? (async () => {});
-    this.#writes = options.writes ?? new WriteBatcher(db, { batching: false });
+    this.#writes = options.writes ?? new WriteBatcher(db, { batching: "none" });
   }
 
   /** Resolves once everything read so far is on disk, so it may be shown. */

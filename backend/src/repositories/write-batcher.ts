@@ -10,8 +10,13 @@
 // a savepoint of its own: that group's writes are undone and each of its callers is told, while
 // the other groups commit.
 //
-// PostgreSQL commits concurrent transactions in parallel and groups their WAL flushes itself:
-// there each write is its own transaction (and its own scope), as before.
+// On PostgreSQL (a pool of connections) batches are formed the same way, and several commit at
+// once on connections of their own, but a group is in one batch in flight at a time: its next
+// writes wait for that batch's commit, so they commit in order. A batch applies its groups in the
+// order of their runs' ids, so two transactions (of this batcher or another) never wait for each
+// other's run rows the other way round: they cannot deadlock. A run's superstep (its events, task
+// writes and checkpoint, each fenced by the lease) is one transaction with one fence where it was
+// three with three, and the runs that write in the same turn share it (decision 0031).
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../models/database.model.js";
 import { type DirectConnection, runDirectly } from "./prepared-query.js";
@@ -37,6 +42,10 @@ const ROLLBACK_TO = CompiledQuery.raw("rollback to batched_write");
 const SAVEPOINT_ALL = CompiledQuery.raw("savepoint batched_writes");
 const RELEASE_ALL = CompiledQuery.raw("release batched_writes");
 const ROLLBACK_TO_ALL = CompiledQuery.raw("rollback to batched_writes");
+
+/** Groups named by a run's id in the order of the ids; writes of no group after them. */
+const byRunId = ([a]: [unknown, Queued[]], [b]: [unknown, Queued[]]): number =>
+  typeof a === "string" ? (typeof b === "string" ? (a < b ? -1 : a > b ? 1 : 0) : -1) : typeof b === "string" ? 1 : 0;
 
 type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
 
@@ -88,20 +97,31 @@ async function applyGroup(tx: Transaction<Database>, writes: Queued[]): Promise<
 }
 
 export interface WriteBatcherOptions {
-  /** Shared transactions (the embedded database); otherwise each write is its own. */
-  batching: boolean;
+  /**
+   * "connection": shared transactions on one connection (the embedded database), which runs them
+   * in turn; "pool": shared transactions on a pool (PostgreSQL), several at once, a group in one
+   * at a time; "none": each write its own transaction.
+   */
+  batching: "connection" | "pool" | "none";
   /** The connection of the transaction open now, to run prepared statements on directly. */
   openTransaction?: () => DirectConnection | null;
 }
 
+// At most this many batches in flight on a pool: the run pool's other connections stay free for
+// the runs' reads (a checkpoint loaded at a turn's start).
+const POOL_BATCHES_IN_FLIGHT = 4;
+
 export class WriteBatcher {
   readonly #db: Kysely<Database>;
-  readonly #batching: boolean;
+  readonly #batching: WriteBatcherOptions["batching"];
   readonly #openTransaction: (() => DirectConnection | null) | undefined;
   /** Queued writes by group, in order of each group's first write. */
   #groups = new Map<unknown, Queued[]>();
   #queued = 0;
   #scheduled = false;
+  /** On a pool: the groups of the batches in flight, and how many batches those are. */
+  readonly #inFlight = new Set<unknown>();
+  #batchesInFlight = 0;
   /** Transactions committed (tests and benchmarks count them). */
   transactions = 0;
 
@@ -117,7 +137,7 @@ export class WriteBatcher {
    * change it before the commit. On PostgreSQL only an UPDATE (or a row lock) fences.
    */
   get holdsWriteLock(): boolean {
-    return this.#batching;
+    return this.#batching === "connection";
   }
 
   /**
@@ -135,7 +155,7 @@ export class WriteBatcher {
   ): Promise<T> {
     // Without batching, or for a caller that waits (a trigger being answered): a transaction of
     // its own, at once; its commit still shares the disk's sync with the others.
-    if (!this.#batching || options.now) return this.#alone(write, options.committed, options.now === true);
+    if (this.#batching === "none" || options.now) return this.#alone(write, options.committed, options.now === true);
     return new Promise<T>((resolve, reject) => {
       const key = group ?? Symbol();
       const queued: Queued = {
@@ -159,23 +179,45 @@ export class WriteBatcher {
     // follows, events) joins the same batch.
     setImmediate(() => {
       this.#scheduled = false;
-      void this.#flush(this.#take());
-      this.#schedule();
+      if (this.#batching === "pool") this.#flushOnPool();
+      else {
+        void this.#flush(this.#take().map(([, writes]) => writes));
+        this.#schedule();
+      }
     });
   }
 
-  /** Whole groups, up to about BATCH_LIMIT writes. */
-  #take(): Queued[][] {
-    const batch: Queued[][] = [];
+  /** Batches of the groups not in flight, while the pool has room; again when one commits. */
+  #flushOnPool(): void {
+    while (this.#batchesInFlight < POOL_BATCHES_IN_FLIGHT) {
+      const taken = this.#take((key) => !this.#inFlight.has(key));
+      if (taken.length === 0) return;
+      // Each batch fences its runs' rows in the order of their ids, as every other one does: two
+      // transactions never wait for each other's rows the other way round.
+      taken.sort(byRunId);
+      for (const [key] of taken) this.#inFlight.add(key);
+      this.#batchesInFlight++;
+      void this.#flush(taken.map(([, writes]) => writes)).finally(() => {
+        for (const [key] of taken) this.#inFlight.delete(key);
+        this.#batchesInFlight--;
+        this.#schedule();
+      });
+    }
+  }
+
+  /** Whole groups that `free` allows, up to about BATCH_LIMIT writes, with their keys. */
+  #take(free: (key: unknown) => boolean = () => true): [unknown, Queued[]][] {
+    const taken: [unknown, Queued[]][] = [];
     let count = 0;
     for (const [key, writes] of this.#groups) {
+      if (!free(key)) continue;
       if (count > 0 && count + writes.length > BATCH_LIMIT) break;
-      batch.push(writes);
+      taken.push([key, writes]);
       count += writes.length;
       this.#groups.delete(key);
     }
     this.#queued -= count;
-    return batch;
+    return taken;
   }
 
   async #flush(batch: Queued[][]): Promise<void> {
