@@ -3,13 +3,14 @@
 // graph, completed runs per second, the server's CPU milliseconds per run (utime + stime from
 // /proc) and how they split over its threads, each thread's heap and collections, SQL statements
 // and transactions per run in the main thread and the run thread (counted by a preload that wraps
-// node:sqlite), the event loop's delay while runs execute, and the hook's answer latency (p50 /
+// node:sqlite, or pg's client), the event loop's delay while runs execute, and the hook's answer latency (p50 /
 // p99 / max); then the latency of hooks fired at a higher number in flight while a chain of runs
 // executes. With --bare DIR (a directory where @langchain/langgraph and
 // @langchain/langgraph-checkpoint-sqlite are installed), the same graphs in bare LangGraph.js with
 // the official SQLite saver on a file, durability "sync", at the same number in flight, each round
 // right after the studio's, and the median ratio of the pairs.
 //
+// SQLite by default; with DATABASE_URL (a fresh database, migrated by the studio) PostgreSQL.
 // Run: npm run build -w backend && node bench/run-path-profile.mjs [--runs 600] [--inflight 20]
 //      [--probe 100] [--graphs hello,chain10,fanout8] [--bare /path] [--cpu-prof DIR] [--count-sql]
 //      [--alloc-prof DIR] (the run thread's allocations per round, collected objects included)
@@ -190,6 +191,24 @@ if (process.env.COUNT_SQL === "1") {
     const kind = "exec " + sql.trim().split(/\\s+/)[0].toLowerCase();
     counts[kind] = (counts[kind] ?? 0) + 1;
     return exec.call(this, sql);
+  };
+  // On PostgreSQL (DATABASE_URL): every statement a pg client sends, counted when the studio
+  // first loads the driver.
+  const Module = require("node:module");
+  const load = Module._load;
+  Module._load = function (request, ...rest) {
+    const loaded = load.call(this, request, ...rest);
+    if (request === "pg" && loaded?.Client && !loaded.Client.prototype.query.counted) {
+      const query = loaded.Client.prototype.query;
+      loaded.Client.prototype.query = function (config, ...more) {
+        const sql = String(typeof config === "string" ? config : config?.text ?? "").trim();
+        const kind = sql.split(/\\s+/).slice(0, /^(begin|commit|rollback|savepoint|release)/i.test(sql) ? 1 : 3).join(" ").toLowerCase();
+        counts[kind] = (counts[kind] ?? 0) + 1;
+        return query.call(this, config, ...more);
+      };
+      loaded.Client.prototype.query.counted = true;
+    }
+    return loaded;
   };
 }
 // The run thread counts its own statements: the main thread asks it for them (and it resets) on
@@ -418,12 +437,43 @@ async function fire(studio, key, workflowId, count, inflight) {
 }
 
 async function untilEnded(db, workflowId, total) {
-  const query = db.prepare(`select count(*) n from runs where workflow_id = ? and status in ${TERMINAL}`);
   for (;;) {
-    const { n } = query.get(workflowId);
-    if (n >= total) return;
+    if ((await db.ended(workflowId)) >= total) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The studio's runs as the database has them: its SQLite file, or with DATABASE_URL (a fresh
+ * database the studio migrates) PostgreSQL through the backend's own driver.
+ */
+function runStore(dir) {
+  if (process.env.DATABASE_URL) {
+    const pg = createRequire(new URL("../backend/package.json", import.meta.url))("pg");
+    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+    return {
+      ended: async (workflowId) =>
+        Number(
+          (
+            await pool.query(`select count(*) n from runs where workflow_id = $1 and status in ${TERMINAL}`, [
+              workflowId,
+            ])
+          ).rows[0].n,
+        ),
+      statusCounts: async (workflowId) =>
+        (await pool.query("select status, count(*) n from runs where workflow_id = $1 group by status", [workflowId]))
+          .rows,
+      close: () => pool.end(),
+    };
+  }
+  const db = new DatabaseSync(join(dir, "data", "superstep.db"), { readOnly: true });
+  const ended = db.prepare(`select count(*) n from runs where workflow_id = ? and status in ${TERMINAL}`);
+  const byStatus = db.prepare("select status, count(*) n from runs where workflow_id = ? group by status");
+  return {
+    ended: async (workflowId) => ended.get(workflowId).n,
+    statusCounts: async (workflowId) => byStatus.all(workflowId),
+    close: async () => db.close(),
+  };
 }
 
 async function studioRound(studio, key, db, workflowId, state) {
@@ -445,10 +495,6 @@ async function studioRound(studio, key, db, workflowId, state) {
   return { seconds, cpu, threads, latencies, snap, logLines: studio.logLines() - logBefore };
 }
 
-function statusCounts(db, workflowId) {
-  return db.prepare("select status, count(*) n from runs where workflow_id = ? group by status").all(workflowId);
-}
-
 async function studioBench() {
   const dir = mkdtempSync(join(tmpdir(), "run-path-"));
   const studio = await startStudio(dir);
@@ -461,7 +507,7 @@ async function studioBench() {
     const token = setup.body.data.token;
     const key = (await call(studio.url, "POST", "/api/api-keys", { name: "bench" }, token)).body.data.key;
     const docs = documents();
-    const db = new DatabaseSync(join(dir, "data", "superstep.db"), { readOnly: true });
+    const db = runStore(dir);
     for (const name of GRAPHS) {
       const saved = await call(studio.url, "POST", "/api/workflows", docs[name], token);
       const workflowId = saved.body.data.id;
@@ -485,7 +531,7 @@ async function studioBench() {
         rate: b.seconds / rounds[i].seconds,
       }));
       const best = [...rounds].sort((a, b) => a.cpu - b.cpu)[0];
-      const notOk = statusCounts(db, workflowId).filter((row) => row.status !== "ok");
+      const notOk = (await db.statusCounts(workflowId)).filter((row) => row.status !== "ok");
       if (notOk.length > 0) console.log(`  ${name}: runs not ok: ${JSON.stringify(notOk)}`);
       results[name] = best;
       const { seconds, cpu, threads, latencies, snap, logLines } = best;
@@ -569,7 +615,7 @@ async function studioBench() {
     }
     const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${studio.child.pid}/status`, "utf8"))[1]) / 1024;
     console.log(`studio resident memory at the end: ${rss.toFixed(0)} MB`);
-    db.close();
+    await db.close();
   } finally {
     const exited = new Promise((resolve) => studio.child.once("exit", resolve));
     studio.child.kill("SIGTERM");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
+import type { UserRole } from "../core/authz.js";
 import type { ApiKeyRow, Database } from "../models/database.model.js";
 import { nowIso } from "./clock.js";
 import { preparedQuery } from "./prepared-query.js";
@@ -12,9 +13,19 @@ export interface NewApiKey {
   callbackSecret: string;
 }
 
-// Read by every hook call: compiled once.
-const activeKeyByHash = preparedQuery<{ keyHash: string }, ApiKeyRow>((db, p) =>
-  db.selectFrom("api_keys").selectAll().where("key_hash", "=", p.keyHash).where("revoked_at", "is", null),
+/** An active key with the role of the user it belongs to. */
+export type ActiveApiKey = ApiKeyRow & { owner_role: UserRole };
+
+// Read by every hook call: compiled once, the key and its user in one statement (one round trip
+// on PostgreSQL).
+const activeKeyByHash = preparedQuery<{ keyHash: string }, ActiveApiKey>((db, p) =>
+  db
+    .selectFrom("api_keys")
+    .innerJoin("users", "users.id", "api_keys.user_id")
+    .selectAll("api_keys")
+    .select("users.role as owner_role")
+    .where("api_keys.key_hash", "=", p.keyHash)
+    .where("api_keys.revoked_at", "is", null),
 );
 
 export class ApiKeyRepository {
@@ -56,7 +67,8 @@ export class ApiKeyRepository {
     return this.#db.selectFrom("api_keys").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
-  async findActiveByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
+  /** The key with this hash, unless revoked or its user is gone. */
+  async findActiveByHash(keyHash: string): Promise<ActiveApiKey | undefined> {
     return (await activeKeyByHash(this.#db, { keyHash })).rows[0];
   }
 

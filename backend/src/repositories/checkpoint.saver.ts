@@ -367,7 +367,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
         await write(tx);
       },
       threadId,
-      { acknowledge: this.#acknowledge },
+      { acknowledge: this.#acknowledge, fence: fence?.runId === threadId ? fence : undefined },
     );
   }
 

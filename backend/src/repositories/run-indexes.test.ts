@@ -3,14 +3,16 @@
 // database's own query plan, over a table of many waiting and ended runs, says which index a query
 // uses.
 import { randomUUID } from "node:crypto";
-import { CompiledQuery, type KyselyPlugin, sql } from "kysely";
+import { CompiledQuery, type Kysely, type KyselyPlugin, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
-import { RunRepository } from "./run.repository.js";
+import type { Database } from "../models/database.model.js";
+import { fenceLeases, RunRepository } from "./run.repository.js";
 
 describe("run queries and their indexes", () => {
   let database: TestDatabase;
   let runs: RunRepository;
+  let capturing: Kysely<Database>;
   const captured: CompiledQuery[] = [];
 
   beforeAll(async () => {
@@ -23,7 +25,8 @@ describe("run queries and their indexes", () => {
       },
       transformResult: async ({ result }) => result,
     };
-    runs = new RunRepository(database.db.withPlugin(capture));
+    capturing = database.db.withPlugin(capture);
+    runs = new RunRepository(capturing);
 
     const ownerId = await insertTestOwner(database.db);
     const now = new Date().toISOString();
@@ -86,5 +89,15 @@ describe("run queries and their indexes", () => {
   it("counts a user's queued and running runs through the index on owner and status", async () => {
     const plan = await planOf(() => runs.countActive("someone"));
     expect(plan).toContain("runs_owner_status_idx");
+  });
+
+  it.runIf(inject("dbKind") === "postgres")("checks a batch's leases through the primary key", async () => {
+    const plan = await planOf(() =>
+      fenceLeases(capturing, [
+        { runId: randomUUID(), leaseGen: 1 },
+        { runId: randomUUID(), leaseGen: 1 },
+      ]),
+    );
+    expect(plan).toContain("Index Scan using runs_pkey");
   });
 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
-import { RunRepository } from "./run.repository.js";
+import { fenceLeases, RunRepository } from "./run.repository.js";
 
 describe("run repository fencing", () => {
   let database: TestDatabase;
@@ -68,6 +68,51 @@ describe("run repository fencing", () => {
     expect(await runs.end(run.id, 2, ending)).toBe(true);
     expect((await runs.findById(run.id))?.status).toBe("ok");
   });
+
+  it("checks the leases of several runs written in one batch, and refuses only the run whose lease is gone", async () => {
+    const batched = new RunRepository(database.forRuns.db, { writes: database.forRuns.writes });
+    const ids = [];
+    for (let i = 0; i < 3; i++) {
+      const { run } = await newRun();
+      await batched.lease(run.id, "worker-a", 60_000);
+      ids.push(run.id);
+    }
+    const [kept, lost, alsoKept] = ids as [string, string, string];
+    await batched.lease(lost, "worker-b", 60_000, new Date(Date.now() + 61_000));
+    const before = database.forRuns.writes.transactions;
+    // Asked for in one turn: one transaction, the three leases checked together on PostgreSQL.
+    const written = await Promise.all([
+      batched.appendEvents(kept, 1, [event(1)]),
+      batched.appendEvents(lost, 1, [event(1)]),
+      batched.appendEvents(alsoKept, 1, [event(1)]),
+    ]);
+    expect(written).toEqual([true, false, true]);
+    // (On SQLite the leases' own transactions may still be counted: they answer at commit.)
+    if (inject("dbKind") === "postgres") expect(database.forRuns.writes.transactions - before).toBe(1);
+    for (const [id, seqs] of [
+      [kept, [1]],
+      [lost, []],
+      [alsoKept, [1]],
+    ] as const)
+      expect((await batched.listEvents(id, 0, 10)).map((e) => e.seq)).toEqual(seqs);
+  });
+
+  it.runIf(inject("dbKind") === "postgres")(
+    "checks many leases in one statement and answers the ones that hold",
+    async () => {
+      const { run: a } = await newRun();
+      const { run: b } = await newRun();
+      await runs.lease(a.id, "w", 60_000);
+      await runs.lease(b.id, "w", 60_000);
+      const held = await database.db.transaction().execute((tx) =>
+        fenceLeases(tx, [
+          { runId: b.id, leaseGen: 1 },
+          { runId: a.id, leaseGen: 7 },
+        ]),
+      );
+      expect(held).toEqual([{ runId: b.id, leaseGen: 1 }]);
+    },
+  );
 
   it("does not lease a run that has ended", async () => {
     const { run } = await newRun();

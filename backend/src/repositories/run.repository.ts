@@ -7,7 +7,7 @@ import { queueCallback } from "./callback-outbox.repository.js";
 import { nowIso } from "./clock.js";
 import { isUniqueViolation } from "./database-errors.js";
 import { preparedQuery } from "./prepared-query.js";
-import { WriteBatcher, type WriteScope } from "./write-batcher.js";
+import { type Fence, leaseScopeKey, WriteBatcher, type WriteScope } from "./write-batcher.js";
 
 export interface NewRun {
   ownerId: string;
@@ -181,6 +181,18 @@ const leaseGenOf = preparedQuery<{ id: string }, { lease_gen: number }>((db: Kys
 );
 
 /**
+ * The leases of several runs checked at once (PostgreSQL: the batch fence of write-batcher.ts),
+ * taking their rows in the order of their ids; the ones that hold.
+ */
+export async function fenceLeases(tx: Kysely<Database>, fences: Fence[]): Promise<Fence[]> {
+  const sorted = [...fences].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  const { rows } = await sql<{ id: string; lease_gen: number }>`update runs set updated_at = ${nowIso()}
+    from unnest(${sorted.map((f) => f.runId)}::text[], ${sorted.map((f) => f.leaseGen)}::integer[]) as f (id, gen)
+    where runs.id = f.id and runs.lease_gen = f.gen returning runs.id, runs.lease_gen`.execute(tx);
+  return rows.map((row) => ({ runId: row.id, leaseGen: row.lease_gen }));
+}
+
+/**
  * Whether the run is still leased under `leaseGen`, checked once per write scope (a batch): a
  * worker's writes go through only while it holds the run.
  */
@@ -191,7 +203,7 @@ export async function stillLeased(
   runId: string,
   leaseGen: number,
 ): Promise<boolean> {
-  const key = `lease:${runId}`;
+  const key = leaseScopeKey(runId);
   if (scope.get(key) === leaseGen) return true;
   const held = holdsWriteLock
     ? (await leaseGenOf(tx, { id: runId })).rows[0]?.lease_gen === leaseGen
@@ -345,7 +357,7 @@ export class RunRepository {
           await alongside?.(tx, row.id);
         },
         undefined,
-        { now: true, committed: options.visible },
+        { now: true, statement: alongside === undefined, committed: options.visible },
       );
       return { run: row, created: true };
     } catch (error) {
@@ -463,11 +475,15 @@ export class RunRepository {
   /** Appends events while the lease holds; false when the lease is gone (nothing written). */
   async appendEvents(id: string, leaseGen: number, events: RunEventInput[]): Promise<boolean> {
     if (events.length === 0) return true;
-    return this.#writes.run(async (tx, scope) => {
-      if (!(await stillLeased(tx, scope, this.#writes.holdsWriteLock, id, leaseGen))) return false;
-      await insertEvents(tx, id, events);
-      return true;
-    }, id);
+    return this.#writes.run(
+      async (tx, scope) => {
+        if (!(await stillLeased(tx, scope, this.#writes.holdsWriteLock, id, leaseGen))) return false;
+        await insertEvents(tx, id, events);
+        return true;
+      },
+      id,
+      { fence: { runId: id, leaseGen } },
+    );
   }
 
   /**

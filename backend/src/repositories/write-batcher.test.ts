@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { type Fence, leaseScopeKey, WriteBatcher } from "./write-batcher.js";
 
 const sqlite = inject("dbKind") === "sqlite";
 
@@ -60,6 +61,24 @@ describe("write batcher", () => {
     expect(await keys()).toEqual(["alone", "g1", "g2"]);
   });
 
+  it("rejects every write of a batch whose commit fails, and applies none of them again", async () => {
+    const { writes, db } = database;
+    await sql`create table batch_parent (k text primary key)`.execute(db);
+    await sql`create table batch_child (k text references batch_parent (k) deferrable initially deferred)`.execute(db);
+    let calls = 0;
+    // Each statement succeeds; the deferred key check fails the COMMIT.
+    const orphan = (k: string) =>
+      writes.run(async (tx) => {
+        calls++;
+        await sql`insert into batch_child (k) values (${k})`.execute(tx);
+      }, k);
+    const outcomes = await Promise.allSettled([orphan("a"), orphan("b")]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(calls).toBe(2);
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from batch_child`.execute(db);
+    expect(Number(rows[0]?.n)).toBe(0);
+  });
+
   it.skipIf(sqlite)(
     "commits another run's writes while a run's batch is in flight, and that run's next writes after it",
     async () => {
@@ -94,6 +113,30 @@ describe("write batcher", () => {
       await Promise.all([first, second]);
       expect(applied).toEqual(["b1", "a1", "a2"]);
       expect(await keys()).toEqual(["a1", "a2", "b1"]);
+    },
+  );
+
+  it.skipIf(sqlite)(
+    "checks the leases of a batch's runs with one call, and tells each run's writes whether it held",
+    async () => {
+      const calls: Fence[][] = [];
+      const writes = new WriteBatcher(database.db, {
+        batching: "pool",
+        fenceAll: async (_tx, fences) => {
+          calls.push(fences);
+          return fences.filter((fence) => fence.runId !== "run-lost");
+        },
+      });
+      const write = (runId: string) =>
+        writes.run(async (_tx, scope) => scope.get(leaseScopeKey(runId)) === 3, runId, {
+          fence: { runId, leaseGen: 3 },
+        });
+      const alone = await write("run-alone");
+      const held = await Promise.all([write("run-a"), write("run-lost"), write("run-b")]);
+      // A run alone in its batch checks its own lease; three at once are checked in one call.
+      expect(alone).toBe(false);
+      expect(held).toEqual([true, false, true]);
+      expect(calls.map((fences) => fences.map((fence) => fence.runId))).toEqual([["run-a", "run-b", "run-lost"]]);
     },
   );
 
@@ -184,18 +227,34 @@ describe("write batcher", () => {
     expect(durability.syncs - before.syncs).toBe(2);
   });
 
+  it.skipIf(sqlite)("runs a lone statement asked for now as a transaction by itself, without BEGIN", async () => {
+    const { writes } = database;
+    // A transaction that a BEGIN opened started before the statement that reads its start time.
+    const startedWithStatement = async (tx: Parameters<Parameters<typeof writes.run>[0]>[0]) =>
+      (await sql<{ alone: boolean }>`select now() = statement_timestamp() as alone`.execute(tx)).rows[0]?.alone;
+    let told = 0;
+    const committed = () => {
+      told++;
+    };
+    const lone = await writes.run(startedWithStatement, undefined, { now: true, statement: true, committed });
+    const wrapped = await writes.run(startedWithStatement, undefined, { now: true, committed });
+    expect([lone, wrapped, told]).toEqual([true, false, 2]);
+  });
+
   it("tells a write asked for now that it failed, and does not report it committed", async () => {
     const { writes } = database;
     await writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 1)`.execute(tx));
     let told = false;
-    await expect(
-      writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 2)`.execute(tx), undefined, {
-        now: true,
-        committed: () => {
-          told = true;
-        },
-      }),
-    ).rejects.toThrow();
+    for (const statement of [false, true])
+      await expect(
+        writes.run((tx) => sql`insert into batch_probe (k, n) values ('taken', 2)`.execute(tx), undefined, {
+          now: true,
+          statement,
+          committed: () => {
+            told = true;
+          },
+        }),
+      ).rejects.toThrow();
     expect(told).toBe(false);
     expect(await keys()).toEqual(["taken"]);
   });

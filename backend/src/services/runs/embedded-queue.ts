@@ -8,7 +8,8 @@ import type { JobFailureHandler, JobHandler, RunQueue } from "./run-queue.js";
 export type { JobFailureHandler, JobHandler } from "./run-queue.js";
 
 interface OwnerQueue {
-  pending: string[];
+  /** Queued run ids in order (a set: a backlog of thousands is checked and taken from at once). */
+  pending: Set<string>;
   active: number;
   /** When this user was last picked (a counter); 0 for a user not picked yet. */
   lastServed: number;
@@ -43,10 +44,10 @@ export class EmbeddedQueue implements RunQueue {
     if (this.#stopped) return Promise.resolve();
     let owner = this.#owners.get(ownerId);
     if (!owner) {
-      owner = { pending: [], active: 0, lastServed: 0 };
+      owner = { pending: new Set(), active: 0, lastServed: 0 };
       this.#owners.set(ownerId, owner);
     }
-    if (!owner.pending.includes(runId)) owner.pending.push(runId);
+    owner.pending.add(runId);
     this.#pump();
     return Promise.resolve();
   }
@@ -55,10 +56,10 @@ export class EmbeddedQueue implements RunQueue {
   size(ownerId?: string): { pending: number; active: number } {
     if (ownerId !== undefined) {
       const owner = this.#owners.get(ownerId);
-      return { pending: owner?.pending.length ?? 0, active: owner?.active ?? 0 };
+      return { pending: owner?.pending.size ?? 0, active: owner?.active ?? 0 };
     }
     let pending = 0;
-    for (const owner of this.#owners.values()) pending += owner.pending.length;
+    for (const owner of this.#owners.values()) pending += owner.pending.size;
     return { pending, active: this.#active.size };
   }
 
@@ -71,7 +72,7 @@ export class EmbeddedQueue implements RunQueue {
   stop(): void {
     this.#stopped = true;
     for (const [ownerId, owner] of this.#owners) {
-      owner.pending.length = 0;
+      owner.pending.clear();
       if (owner.active === 0) this.#owners.delete(ownerId);
     }
   }
@@ -86,18 +87,21 @@ export class EmbeddedQueue implements RunQueue {
 
   /** The next run to start: from the least recently served user under their share. */
   #next(): { runId: string; ownerId: string } | null {
-    let chosen: { ownerId: string; owner: OwnerQueue; index: number } | null = null;
+    let chosen: { ownerId: string; owner: OwnerQueue; runId: string } | null = null;
     for (const [ownerId, owner] of this.#owners) {
       if (owner.active >= this.#perUser) continue;
       if (chosen && owner.lastServed >= chosen.owner.lastServed) continue;
       // A run that is still running from an earlier enqueue waits for that turn to end.
-      const index = owner.pending.findIndex((id) => !this.#active.has(id));
-      if (index >= 0) chosen = { ownerId, owner, index };
+      for (const runId of owner.pending) {
+        if (this.#active.has(runId)) continue;
+        chosen = { ownerId, owner, runId };
+        break;
+      }
     }
     if (!chosen) return null;
-    const [runId] = chosen.owner.pending.splice(chosen.index, 1) as [string];
+    chosen.owner.pending.delete(chosen.runId);
     chosen.owner.lastServed = ++this.#served;
-    return { runId, ownerId: chosen.ownerId };
+    return { runId: chosen.runId, ownerId: chosen.ownerId };
   }
 
   #pump(): void {
@@ -121,7 +125,7 @@ export class EmbeddedQueue implements RunQueue {
         .finally(() => {
           this.#active.delete(runId);
           owner.active--;
-          if (owner.active === 0 && owner.pending.length === 0) this.#owners.delete(ownerId);
+          if (owner.active === 0 && owner.pending.size === 0) this.#owners.delete(ownerId);
           this.#pump();
           if (this.#isIdle()) for (const resolve of this.#idle.splice(0)) resolve();
         });
