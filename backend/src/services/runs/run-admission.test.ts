@@ -74,6 +74,27 @@ describe("run admission", () => {
     expect(await runs.countActive(ownerId)).toBe(3);
   });
 
+  it("decides a burst of one user's triggers with one count, and counts again for those that came after it", async () => {
+    const admission = admissionOf(12);
+    const counting = runs.countActive.bind(runs);
+    let counts = 0;
+    runs.countActive = async (owner: string) => {
+      counts++;
+      return counting(owner);
+    };
+    const admit = () => admission.admit(ownerId, "hook", (visible) => runs.create(newRun(), { visible }));
+    // Ten at once: all of them were waiting when the first count started.
+    const burst = await Promise.all(Array.from({ length: 10 }, admit));
+    expect(burst.every((admitted) => admitted.created)).toBe(true);
+    expect(counts).toBe(1);
+    // Later ones are counted afresh, and the limit still holds: two fit, the third does not.
+    expect((await admit()).created).toBe(true);
+    expect((await admit()).created).toBe(true);
+    expect(await refusalOf(admit())).toBe("RUN_LIMIT_REACHED");
+    expect(counts).toBe(4);
+    expect(await runs.countActive(ownerId)).toBe(12);
+  });
+
   it("counts a run admitted before it and not committed yet, without waiting for its commit", async () => {
     const admission = admissionOf(1);
     const held = gate();
