@@ -139,10 +139,27 @@ describe("the editor canvas in a browser", () => {
       );
   }
 
+  async function fitView(page: Page) {
+    await page
+      .getByRole("button", { name: "Fit View" })
+      .or(page.locator(".react-flow__controls-fitview"))
+      .first()
+      .click();
+  }
+
   /** Drags from a node's output handle to another node's input handle with the mouse. */
   async function connectHandles(page: Page, source: string, handle: string, target: string) {
     const from = page.locator(`.react-flow__handle.source[data-nodeid="${source}"][data-handleid="${handle}"]`);
     const to = page.locator(`.react-flow__handle.target[data-nodeid="${target}"]`);
+    // The canvas draws only the nodes in view: a panel that opens after the view was fitted (and
+    // shrinks the canvas) can leave one outside it, as a person would see; they fit the view again.
+    await expect
+      .poll(async () => {
+        if ((await from.count()) > 0 && (await to.count()) > 0) return true;
+        await fitView(page);
+        return false;
+      })
+      .toBe(true);
     const a = await from.boundingBox();
     const b = await to.boundingBox();
     if (!a || !b) throw new Error(`handle not visible: ${source}/${handle} → ${target}`);
@@ -185,11 +202,7 @@ describe("the editor canvas in a browser", () => {
       // The Code node's label is the translated type name.
       expect(await page.getByTestId(`canvas-node-${code}`).textContent()).toContain(TEXT[lang].code);
 
-      await page
-        .getByRole("button", { name: "Fit View" })
-        .or(page.locator(".react-flow__controls-fitview"))
-        .first()
-        .click();
+      await fitView(page);
       await connectHandles(page, start, "out", code);
       await connectHandles(page, code, "out", "route");
       await connectHandles(page, "route", "label:urgent", llm);

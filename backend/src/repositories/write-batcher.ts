@@ -12,8 +12,9 @@
 //
 // On PostgreSQL (a pool of connections) batches are formed the same way, and several commit at
 // once on connections of their own, but a group is in one batch in flight at a time: its next
-// writes wait for that batch's commit, so they commit in order. A batch applies its groups in the
-// order of their runs' ids, so two transactions (of this batcher or another) never wait for each
+// writes wait for that batch's commit, so they commit in order. A batch takes its runs' rows in
+// the order of their ids (its groups in that order, and their lease checks through the primary
+// key in that order), so two transactions (of this batcher or another) never wait for each
 // other's run rows the other way round: they cannot deadlock. A run's superstep (its events, task
 // writes and checkpoint, each fenced by the lease) is one transaction where it was three, the
 // runs that write in the same turn share it, and their leases are checked in one statement
