@@ -51,7 +51,7 @@ export interface DatabaseCheckpointSaverOptions {
   serde?: SerializerProtocol;
   /** When set, writes to the thread `runId` require `runs.lease_gen` to still equal `leaseGen`. */
   fence?: CheckpointFence;
-  /** Applies the writes (shared transactions on SQLite); each in its own transaction by default. */
+  /** Applies the writes (shared transactions: write-batcher.ts); each in its own transaction by default. */
   writes?: WriteBatcher;
   /**
    * When a write is answered: once on disk (default), or once committed, for a run whose other

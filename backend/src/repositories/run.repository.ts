@@ -286,7 +286,7 @@ export class RunRepository {
 
   /**
    * `settled` resolves once everything read or written so far is on disk (DatabaseHandle.settled);
-   * `writes` applies the writes of a run's lifecycle (shared transactions on SQLite).
+   * `writes` applies the writes of a run's lifecycle (shared transactions: write-batcher.ts).
    */
   constructor(db: Kysely<Database>, options: { settled?: () => Promise<void>; writes?: WriteBatcher } = {}) {
     this.#db = db;

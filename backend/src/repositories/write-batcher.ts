@@ -138,8 +138,10 @@ async function applyEachAlone(
 /** A group's writes in order, sharing a scope (fresh, or with the leases found holding). */
 async function applyGroup(tx: Transaction<Database>, writes: Queued[]): Promise<unknown[]> {
   const scope: WriteScope = new Map();
-  const fence = fenceOf(writes);
-  if (fence && fencedNow.get(tx)?.has(fence.runId) === true) scope.set(leaseScopeKey(fence.runId), fence.leaseGen);
+  // Only where the batch checked its runs' leases together (a pool): nothing to look up otherwise.
+  const held = fencedNow.get(tx);
+  const fence = held && fenceOf(writes);
+  if (fence && held.has(fence.runId)) scope.set(leaseScopeKey(fence.runId), fence.leaseGen);
   const values: unknown[] = [];
   for (const queued of writes) values.push(await queued.write(tx, scope));
   return values;
@@ -197,11 +199,11 @@ export class WriteBatcher {
   }
 
   /**
-   * Applies `write` in a transaction (shared with other writes on SQLite). Writes with the same
-   * `group` (a run's id) share a scope in a batch. Answered once the write is on disk; with
-   * `acknowledge: "commit"`, as soon as it is committed (visible, and kept if the process dies):
-   * for a write whose caller makes sure that nothing depending on it leaves the server before it
-   * is on disk (a run's checkpoints: see docs/en/runs.md, "Durability"). With `now`, applied
+   * Applies `write` in a transaction (shared with other writes, unless batching is "none").
+   * Writes with the same `group` (a run's id) share a scope in a batch. Answered once the write is
+   * on disk; with `acknowledge: "commit"`, as soon as it is committed (visible, and kept if the
+   * process dies): for a write whose caller makes sure that nothing depending on it leaves the
+   * server before it is on disk (a run's checkpoints: see docs/en/runs.md, "Durability"). With `now`, applied
    * at once in a transaction of its own instead of waiting for the next batch; with `now` and
    * `statement` (the write is a single statement), on a pool it runs as a transaction by itself,
    * without BEGIN and COMMIT: two round trips fewer for a trigger waiting for its answer.

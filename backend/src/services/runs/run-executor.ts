@@ -60,7 +60,7 @@ export const runEngine = lazyImport(async () => {
 
 export interface ExecutorDeps {
   db: Kysely<Database>;
-  /** Where a run's checkpoints are written (shared transactions on SQLite). */
+  /** Where a run's checkpoints are written (shared transactions: write-batcher.ts). */
   writes: WriteBatcher;
   runs: RunRepository;
   nodeResults: NodeResultRepository;
