@@ -136,10 +136,16 @@ describe("DatabaseCheckpointSaver with a real graph", () => {
 });
 
 describe("DatabaseCheckpointSaver fencing", () => {
+  // The studio has one owner: the runs of these tests share it.
+  let ownerId: Promise<string> | undefined;
   async function insertRun(runId: string, leaseGen: number) {
     const now = new Date().toISOString();
-    const userId = randomUUID();
-    await insertTestOwner(database.db, { id: userId, email: `${userId}@example.com` });
+    ownerId ??= (async () => {
+      const id = randomUUID();
+      await insertTestOwner(database.db, { id, email: `${id}@example.com` });
+      return id;
+    })();
+    const userId = await ownerId;
     await database.db
       .insertInto("runs")
       .values({
@@ -194,6 +200,28 @@ describe("DatabaseCheckpointSaver fencing", () => {
     expect(after.writes).toHaveLength(2);
     await saver2.deleteThread(runId);
     expect(await threadRows(runId)).toStrictEqual({ checkpoints: [], writes: [] });
+  });
+
+  it("answers a new thread's first read of its latest checkpoint without the database, and reads after that", async () => {
+    const runId = randomUUID();
+    await insertRun(runId, 1);
+    // Stored behind the new saver's back: a read that asked the database would find it.
+    const stored = await new DatabaseCheckpointSaver(database.db).put(
+      threadConfig(runId),
+      { ...emptyCheckpoint(), id: uuid6(0) },
+      meta,
+      {},
+    );
+    const saver = new DatabaseCheckpointSaver(database.db, { fence: { runId, leaseGen: 1 }, newThread: true });
+    // Another thread, or one checkpoint by its id, is read as ever.
+    expect(await saver.getTuple(threadConfig(randomUUID()))).toBeUndefined();
+    expect((await saver.getTuple(stored))?.config).toEqual(stored);
+    expect(await saver.getTuple(threadConfig(runId))).toBeUndefined();
+    expect((await saver.getTuple(threadConfig(runId)))?.config).toEqual(stored);
+    // After a put of its own, the thread's first read goes to the database too.
+    const afterPut = new DatabaseCheckpointSaver(database.db, { fence: { runId, leaseGen: 1 }, newThread: true });
+    const next = await afterPut.put(stored, { ...emptyCheckpoint(), id: uuid6(0) }, meta, {});
+    expect((await afterPut.getTuple(threadConfig(runId)))?.config).toEqual(next);
   });
 
   it("refuses when the run row is gone", async () => {
@@ -257,6 +285,51 @@ describe("DatabaseCheckpointSaver details", () => {
       ["t1", "a", 1],
       ["t1", "constructor", 3],
     ]);
+  });
+
+  it("stores what writes applied in turn would, when a run's writes share one batch", async () => {
+    const { writes } = database.forRuns;
+    const saver = new DatabaseCheckpointSaver(database.forRuns.db, { writes });
+    const threadId = randomUUID();
+    const checkpointId = uuid6(0);
+    const config = { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } };
+    const before = writes.transactions;
+    // Asked for in one turn: one transaction; on PostgreSQL its rows go in one statement per kind.
+    await Promise.all([
+      saver.putWrites(
+        config,
+        [
+          ["a", 1],
+          ["__error__", { message: "first" }],
+          ["constructor", 3],
+        ],
+        "t1",
+        "~p",
+      ),
+      saver.put(threadConfig(threadId), { ...emptyCheckpoint(), id: checkpointId }, { ...meta, step: 1 }, {}),
+      saver.putWrites(
+        config,
+        [
+          ["a", 2],
+          ["__error__", { message: "second" }],
+        ],
+        "t1",
+        "~p",
+      ),
+      saver.putWrites(config, [[TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }]], "t0", ""),
+      saver.put(threadConfig(threadId), { ...emptyCheckpoint(), id: checkpointId }, { ...meta, step: 2 }, {}),
+    ]);
+    expect(writes.transactions - before).toBe(1);
+    const tuple = await saver.getTuple(config);
+    expect(tuple?.pendingWrites).toEqual([
+      ["t0", TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }],
+      ["t1", "__error__", { message: "second" }],
+      ["t1", "a", 1],
+      ["t1", "constructor", 3],
+    ]);
+    // The later put of one checkpoint replaced the earlier one, as an upsert in turn would.
+    expect(tuple?.metadata?.step).toBe(2);
+    expect((await threadRows(threadId)).checkpoints).toHaveLength(1);
   });
 
   it("returns the latest checkpoint of a thread by code point order of ids", async () => {

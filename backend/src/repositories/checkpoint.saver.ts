@@ -38,7 +38,8 @@ import { nowIso } from "./clock.js";
 import { PlainJsonSerde } from "./plain-json.serde.js";
 import { preparedQuery } from "./prepared-query.js";
 import { stillLeased } from "./run.repository.js";
-import { WriteBatcher } from "./write-batcher.js";
+import { type UnnestColumn, unnestInsert } from "./unnest-insert.js";
+import { flushStaged, type StagedInsert, stage, WriteBatcher } from "./write-batcher.js";
 
 /** The run and lease generation a worker writes under. */
 export interface CheckpointFence {
@@ -58,10 +59,16 @@ export interface DatabaseCheckpointSaverOptions {
    * outputs wait for the disk themselves (see WriteBatcher.run).
    */
   acknowledge?: "disk" | "commit";
+  /**
+   * The fenced run's thread has no checkpoint yet (the run's first turn, not a fork): its first
+   * read of the latest checkpoint is answered without the database, where nothing can be found.
+   */
+  newThread?: boolean;
 }
 
 type CheckpointRow = Selectable<CheckpointsTable>;
 type WriteRow = Insertable<CheckpointWritesTable>;
+type CheckpointInsert = Insertable<CheckpointsTable>;
 type ListedRow = Omit<CheckpointRow, "checkpoint" | "created_at">;
 
 const CHECKPOINT_KEY = ["thread_id", "checkpoint_ns", "checkpoint_id"] as const;
@@ -153,7 +160,48 @@ const WRITE_COLUMNS = [
   "task_path",
 ] as const satisfies readonly (keyof WriteRow)[];
 
+// A pool batch's checkpoints and task writes of all its runs, one statement per kind
+// (write-batcher.ts, `stage`), with the conflict rules of the statements above.
+const CHECKPOINT_COLUMNS = [
+  ["thread_id", "text"],
+  ["checkpoint_ns", "text"],
+  ["checkpoint_id", "text"],
+  ["parent_checkpoint_id", "text"],
+  ["checkpoint", "text"],
+  ["metadata", "text"],
+  ["created_at", "text"],
+] as const satisfies readonly UnnestColumn<CheckpointInsert>[];
+const WRITE_UNNEST_COLUMNS = WRITE_COLUMNS.map(
+  (name) => [name, name === "idx" ? "integer" : "text"] as const,
+) satisfies readonly UnnestColumn<WriteRow>[];
+const keyOf = (row: CheckpointInsert | WriteRow) =>
+  JSON.stringify(["idx" in row ? [row.task_id, row.idx] : null, row.thread_id, row.checkpoint_ns, row.checkpoint_id]);
+const stagedCheckpoints: StagedInsert<CheckpointInsert> = {
+  insert: unnestInsert<CheckpointInsert>(
+    "checkpoints",
+    CHECKPOINT_COLUMNS,
+    `on conflict (${CHECKPOINT_KEY.join(", ")}) do update set parent_checkpoint_id = excluded.parent_checkpoint_id, checkpoint = excluded.checkpoint, metadata = excluded.metadata`,
+  ),
+  key: keyOf,
+};
+const stagedWrites: StagedInsert<WriteRow> = {
+  insert: unnestInsert<WriteRow>(
+    "checkpoint_writes",
+    WRITE_UNNEST_COLUMNS,
+    `on conflict (${WRITE_KEY.join(", ")}) do nothing`,
+  ),
+};
+const stagedSpecialWrites: StagedInsert<WriteRow> = {
+  insert: unnestInsert<WriteRow>(
+    "checkpoint_writes",
+    WRITE_UNNEST_COLUMNS,
+    `on conflict (${WRITE_KEY.join(", ")}) do update set channel = excluded.channel, value = excluded.value, task_path = excluded.task_path`,
+  ),
+  key: keyOf,
+};
+
 async function insertWrites(tx: Kysely<Database>, rows: WriteRow[]): Promise<void> {
+  if (stage(tx, stagedWrites, rows)) return;
   for (let start = 0; start < rows.length; start += WRITES_PER_STATEMENT) {
     const chunk = rows.slice(start, start + WRITES_PER_STATEMENT);
     const values: Record<string, unknown> = {};
@@ -213,6 +261,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
   readonly #fence: CheckpointFence | undefined;
   readonly #writes: WriteBatcher;
   readonly #acknowledge: "disk" | "commit";
+  #newThread: boolean;
 
   constructor(db: Kysely<Database>, options: DatabaseCheckpointSaverOptions = {}) {
     super(options.serde ?? new PlainJsonSerde());
@@ -220,6 +269,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     this.#fence = options.fence;
     this.#writes = options.writes ?? new WriteBatcher(db, { batching: "none" });
     this.#acknowledge = options.acknowledge ?? "disk";
+    this.#newThread = options.newThread === true && options.fence !== undefined;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -228,6 +278,10 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     const namespace = namespaceOf(config);
     let checkpointId: string | undefined = getCheckpointId(config) || undefined;
     if (checkpointId === undefined) {
+      if (this.#newThread && threadId === this.#fence?.runId && namespace === "") {
+        this.#newThread = false;
+        return undefined;
+      }
       const { rows: ids } = await latestIds(this.#db, { threadId, namespace });
       for (const { checkpoint_id } of ids) {
         if (checkpointId === undefined || compareText(checkpoint_id, checkpointId) > 0) checkpointId = checkpoint_id;
@@ -292,6 +346,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
       throw new Error("Cannot store a checkpoint: the config has no configurable.thread_id.");
     }
     const namespace = namespaceOf(config);
+    if (threadId === this.#fence?.runId) this.#newThread = false;
     const parentId: unknown = config.configurable?.checkpoint_id;
     const [checkpointText, metadataText] = await Promise.all([this.#dump(checkpoint), this.#dump(metadata)]);
     const values = {
@@ -304,7 +359,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
       created_at: nowIso(),
     };
     await this.#write(threadId, async (tx) => {
-      await upsertCheckpoint(tx, values);
+      if (!stage(tx, stagedCheckpoints, [values])) await upsertCheckpoint(tx, values);
     });
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
@@ -340,12 +395,14 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
     const special = [...new Map(rows.filter((row) => row.idx < 0).map((row) => [row.idx, row])).values()];
     await this.#write(threadId, async (tx) => {
       await insertWrites(tx, regular);
-      for (const row of special) await upsertWrite(tx, row);
+      if (!stage(tx, stagedSpecialWrites, special)) for (const row of special) await upsertWrite(tx, row);
     });
   }
 
   async deleteThread(threadId: string): Promise<void> {
     await this.#write(threadId, async (tx) => {
+      // After the rows this batch staged (the thread's among them), as if each had been inserted in turn.
+      await flushStaged(tx);
       await tx.deleteFrom("checkpoint_writes").where("thread_id", "=", threadId).execute();
       await tx.deleteFrom("checkpoints").where("thread_id", "=", threadId).execute();
     });

@@ -97,6 +97,31 @@ describe("run repository fencing", () => {
       expect((await batched.listEvents(id, 0, 10)).map((e) => e.seq)).toEqual(seqs);
   });
 
+  it("keeps the first of two events under one seq written in one batch, and the runs' events in order", async () => {
+    const batched = new RunRepository(database.forRuns.db, { writes: database.forRuns.writes });
+    const ids = [];
+    for (let i = 0; i < 2; i++) {
+      const { run } = await newRun();
+      await batched.lease(run.id, "worker-a", 60_000);
+      ids.push(run.id);
+    }
+    const [a, b] = ids as [string, string];
+    const before = database.forRuns.writes.transactions;
+    await Promise.all([
+      batched.appendEvents(a, 1, [event(1), { ...event(2), data: '{"first":true}' }]),
+      batched.appendEvents(b, 1, [event(1)]),
+      batched.appendEvents(a, 1, [{ ...event(2), data: '{"first":false}' }, event(3)]),
+    ]);
+    if (inject("dbKind") === "postgres") expect(database.forRuns.writes.transactions - before).toBe(1);
+    const stored = await batched.listEvents(a, 0, 10);
+    expect(stored.map((e) => [e.seq, e.data])).toEqual([
+      [1, "{}"],
+      [2, '{"first":true}'],
+      [3, "{}"],
+    ]);
+    expect((await batched.listEvents(b, 0, 10)).map((e) => e.seq)).toEqual([1]);
+  });
+
   it.runIf(inject("dbKind") === "postgres")(
     "checks many leases in one statement and answers the ones that hold",
     async () => {

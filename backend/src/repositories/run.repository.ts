@@ -7,7 +7,8 @@ import { queueCallback } from "./callback-outbox.repository.js";
 import { nowIso } from "./clock.js";
 import { isUniqueViolation } from "./database-errors.js";
 import { preparedQuery } from "./prepared-query.js";
-import { type Fence, leaseScopeKey, WriteBatcher, type WriteScope } from "./write-batcher.js";
+import { unnestInsert } from "./unnest-insert.js";
+import { type Fence, leaseScopeKey, type StagedInsert, stage, WriteBatcher, type WriteScope } from "./write-batcher.js";
 
 export interface NewRun {
   ownerId: string;
@@ -53,6 +54,11 @@ export interface RunEnding {
    * the same transaction: whoever sees it finds the run's row already saying so.
    */
   event?: RunEventInput;
+  /**
+   * False when the run has no callback URL (set when it was created, never changed): a final
+   * ending then has no callback to queue, and does not ask the database to find none.
+   */
+  callback?: boolean;
 }
 
 export interface RunFilter {
@@ -232,8 +238,33 @@ const insertEventsOf = Array.from({ length: EVENTS_PER_STATEMENT }, (_, n) =>
   ),
 );
 
+/** A pool batch's events of all its runs, in one statement (write-batcher.ts, `stage`). */
+const stagedEvents: StagedInsert<RunEventRow> = {
+  insert: unnestInsert<RunEventRow>(
+    "run_events",
+    [
+      ["run_id", "text"],
+      ["seq", "integer"],
+      ["type", "text"],
+      ["node_id", "text"],
+      ["superstep", "integer"],
+      ["ts", "text"],
+      ["data", "text"],
+    ],
+    "on conflict (run_id, seq) do nothing",
+  ),
+};
+
 /** Inserts events (an event already stored under its seq is kept). */
 async function insertEvents(tx: Kysely<Database>, runId: string, events: RunEventInput[]): Promise<void> {
+  if (
+    stage(
+      tx,
+      stagedEvents,
+      events.map((event) => ({ run_id: runId, ...event })),
+    )
+  )
+    return;
   for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
     const chunk = events.slice(start, start + EVENTS_PER_STATEMENT);
     const values: Record<string, unknown> = {};
@@ -513,7 +544,7 @@ export class RunRepository {
         const result = await (ending.event ? endRunWithEvent : endRun)(tx, values);
         const ended = result.numAffectedRows === 1n;
         if (ended && ending.event) await insertEvents(tx, id, [ending.event]);
-        if (ended && ending.finished) await queueCallback(tx, id, now);
+        if (ended && ending.finished && ending.callback !== false) await queueCallback(tx, id, now);
         return ended;
       },
       id,

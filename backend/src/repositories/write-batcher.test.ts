@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
-import { type Fence, leaseScopeKey, WriteBatcher } from "./write-batcher.js";
+import { type Fence, flushStaged, leaseScopeKey, type StagedInsert, stage, WriteBatcher } from "./write-batcher.js";
 
 const sqlite = inject("dbKind") === "sqlite";
 
@@ -148,6 +148,104 @@ describe("write batcher", () => {
     await Promise.all([write("run-c"), write("run-a"), write("run-b")]);
     expect(writes.transactions - before).toBe(1);
     expect(applied).toEqual(["run-a", "run-b", "run-c"]);
+  });
+
+  describe("staged rows", () => {
+    // A kind of row that records the statements that insert it: one per call.
+    const probeKind = (conflict: string, key?: (row: { k: string; n: number }) => string) => {
+      const statements: string[][] = [];
+      const kind: StagedInsert<{ k: string; n: number }> = {
+        insert: async (tx, rows) => {
+          statements.push(rows.map((row) => `${row.k}=${row.n}`));
+          const values = sql.join(rows.map((row) => sql`(${row.k}, ${row.n})`));
+          await sql`insert into batch_probe (k, n) values ${values} ${sql.raw(conflict)}`.execute(tx);
+        },
+        key,
+      };
+      return { kind, statements };
+    };
+    const writeRows = (
+      writes: WriteBatcher,
+      kind: StagedInsert<{ k: string; n: number }>,
+      group: string,
+      rows: { k: string; n: number }[],
+    ) =>
+      writes.run(async (tx) => {
+        if (!stage(tx, kind, rows)) await kind.insert(tx, rows);
+        return group;
+      }, group);
+
+    it.skipIf(sqlite)("inserts the rows a batch's runs staged in one statement per kind, in their order", async () => {
+      const { writes } = database;
+      const { kind, statements } = probeKind("on conflict (k) do nothing");
+      const before = writes.transactions;
+      await Promise.all([
+        writeRows(writes, kind, "run-b", [{ k: "b1", n: 1 }]),
+        writeRows(writes, kind, "run-a", [
+          { k: "a1", n: 1 },
+          { k: "a2", n: 2 },
+        ]),
+        writeRows(writes, kind, "run-b", [
+          { k: "b2", n: 2 },
+          { k: "a1", n: 9 },
+        ]),
+      ]);
+      expect(writes.transactions - before).toBe(1);
+      // The runs in the order of their ids, each run's rows in the order it wrote them.
+      expect(statements).toEqual([["a1=1", "a2=2", "b1=1", "b2=2", "a1=9"]]);
+      const { rows } = await sql<{ k: string; n: number }>`select k, n from batch_probe order by k`.execute(
+        database.db,
+      );
+      // The later row under a taken key was left out, as inserting each in turn would have.
+      expect(rows.map((r) => `${r.k}=${r.n}`)).toEqual(["a1=1", "a2=2", "b1=1", "b2=2"]);
+    });
+
+    it("keeps the last of rows with one key for an upsert, as applying them in turn would", async () => {
+      const { writes } = database;
+      const { kind, statements } = probeKind("on conflict (k) do update set n = excluded.n", (row) => row.k);
+      await Promise.all([
+        writeRows(writes, kind, "run-a", [{ k: "x", n: 1 }]),
+        writeRows(writes, kind, "run-a", [
+          { k: "x", n: 2 },
+          { k: "y", n: 1 },
+        ]),
+        writeRows(writes, kind, "run-b", [{ k: "x", n: 3 }]),
+      ]);
+      if (!sqlite) expect(statements).toEqual([["x=3", "y=1"]]);
+      const { rows } = await sql<{ k: string; n: number }>`select k, n from batch_probe order by k`.execute(
+        database.db,
+      );
+      expect(rows.map((r) => `${r.k}=${r.n}`)).toEqual(["x=3", "y=1"]);
+    });
+
+    it("refuses only the run whose staged rows fail, and commits the others' rows", async () => {
+      const { writes } = database;
+      await sql`insert into batch_probe (k, n) values ('taken', 0)`.execute(database.db);
+      // No conflict rule: a row under a taken key fails the statement that inserts it.
+      const { kind, statements } = probeKind("");
+      const outcomes = await Promise.allSettled([
+        writeRows(writes, kind, "run-a", [{ k: "a1", n: 1 }]),
+        writeRows(writes, kind, "run-b", [{ k: "taken", n: 1 }]),
+        writeRows(writes, kind, "run-c", [{ k: "c1", n: 1 }]),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(await keys()).toEqual(["a1", "c1", "taken"]);
+      // On PostgreSQL: the staged statement failed, then each run inserted its own rows.
+      if (!sqlite) expect(statements).toEqual([["a1=1", "taken=1", "c1=1"], ["a1=1"], ["taken=1"], ["c1=1"]]);
+    });
+
+    it("lets a write that reads the batch's rows insert those staged before it first", async () => {
+      const { writes } = database;
+      const { kind } = probeKind("on conflict (k) do nothing");
+      const [, seen] = await Promise.all([
+        writeRows(writes, kind, "run-a", [{ k: "a1", n: 1 }]),
+        writes.run(async (tx) => {
+          await flushStaged(tx);
+          return (await sql<{ k: string }>`select k from batch_probe`.execute(tx)).rows.map((r) => r.k);
+        }, "run-a"),
+      ]);
+      expect(seen).toEqual(["a1"]);
+    });
   });
 
   it.skipIf(!sqlite)("answers a write acknowledged at commit before one that waits for the disk", async () => {

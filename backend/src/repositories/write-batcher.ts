@@ -19,7 +19,8 @@
 // writes and checkpoint, each fenced by the lease) is one transaction where it was three, the
 // runs that write in the same turn share it, and their leases are checked in one statement
 // (`fenceAll`). There every statement is a round trip, so a batch has no savepoint unless a write
-// fails (decision 0031).
+// fails, and the rows its runs insert (events, task writes, checkpoints) are staged and inserted
+// at its end in one statement per kind (`stage`, decision 0031).
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../models/database.model.js";
 import { type DirectConnection, runDirectly } from "./prepared-query.js";
@@ -72,6 +73,53 @@ const fenceOf = (writes: Queued[]): Fence | undefined => writes.find((queued) =>
 
 /** By transaction: the runs whose leases its batch found holding, in one statement at its start. */
 const fencedNow = new WeakMap<Transaction<Database>, Set<string>>();
+
+/**
+ * Rows of one kind (one table and conflict rule) that a pool batch's writes leave for a single
+ * statement at the batch's end: a superstep of 5 runs inserts its events, its task writes and its
+ * checkpoints in 3 statements, not 15 round trips.
+ */
+export interface StagedInsert<R> {
+  /** Inserts any number of rows in one statement, in their order. */
+  insert: (tx: Kysely<Database>, rows: R[]) => Promise<unknown>;
+  /**
+   * For an upsert: rows with the same key keep only the last (one statement cannot change a row
+   * twice), which is what applying them in turn would leave.
+   */
+  key?: (row: R) => string;
+}
+
+/** By transaction: the rows its writes left for its end, by kind, in the order they came. */
+const staged = new WeakMap<Transaction<Database>, Map<StagedInsert<never>, unknown[]>>();
+
+/**
+ * Leaves `rows` to be inserted with the batch's other rows of `kind` once its writes are applied,
+ * before the commit, when `tx` is a pool batch's first try; otherwise (false) the caller inserts
+ * them now. Only for rows nothing in the batch reads back; a write that must see them (or whose
+ * statement must follow them) calls `flushStaged` first.
+ */
+export function stage<R>(tx: Kysely<Database>, kind: StagedInsert<R>, rows: R[]): boolean {
+  const kinds = staged.get(tx as Transaction<Database>);
+  if (!kinds) return false;
+  if (rows.length === 0) return true;
+  const list = kinds.get(kind as StagedInsert<never>);
+  if (list) for (const row of rows) list.push(row);
+  else kinds.set(kind as StagedInsert<never>, [...rows]);
+  return true;
+}
+
+/** Inserts the rows left in `tx` so far (see `stage`), one statement per kind. */
+export async function flushStaged(tx: Kysely<Database>): Promise<void> {
+  const kinds = staged.get(tx as Transaction<Database>);
+  if (!kinds || kinds.size === 0) return;
+  const all = [...kinds];
+  kinds.clear();
+  for (const [kind, rows] of all) {
+    const { key } = kind as StagedInsert<unknown>;
+    const unique = key ? [...new Map(rows.map((row) => [key(row), row])).values()] : rows;
+    await (kind as StagedInsert<unknown>).insert(tx, unique);
+  }
+}
 
 type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
 
@@ -305,12 +353,19 @@ export class WriteBatcher {
     };
     /** Whether the last transaction's writes were all applied (what failed after was its commit). */
     let applied = false;
-    const commit = (apply: (tx: Transaction<Database>, connection: DirectConnection | null) => Promise<Outcome[]>) =>
+    const commit = (
+      apply: (tx: Transaction<Database>, connection: DirectConnection | null) => Promise<Outcome[]>,
+      staging = false,
+    ) =>
       this.#db.transaction().execute(async (tx) => {
         applied = false;
         const connection = this.#direct(tx);
+        if (staging) staged.set(tx, new Map());
         await this.#fenceBatch(tx, batch);
         const result = await apply(tx, connection);
+        // Rows the writes staged are theirs: should their statement fail, so have the writes.
+        await flushStaged(tx);
+        staged.delete(tx);
         applied = true;
         connection?.afterCommit(() => {
           committed = true;
@@ -319,17 +374,20 @@ export class WriteBatcher {
         });
         return result;
       });
+    const pool = this.#batching === "pool";
     try {
-      if (batch.length === 1 || this.#batching !== "pool")
-        outcomes = await commit((tx, connection) =>
-          batch.length === 1 ? applyAll(tx, batch) : applyGroups(tx, batch, connection),
+      if (batch.length === 1 || !pool)
+        outcomes = await commit(
+          (tx, connection) => (batch.length === 1 ? applyAll(tx, batch) : applyGroups(tx, batch, connection)),
+          pool,
         );
       else {
-        // On PostgreSQL every statement is a round trip: no savepoint around the batch. Should a
-        // write fail, the transaction is rolled back and the batch applied again in a new one,
-        // each group behind a savepoint of its own. A failed COMMIT is never tried again.
+        // On PostgreSQL every statement is a round trip: no savepoint around the batch, and rows
+        // staged for one statement per kind. Should a write fail (or a staged statement), the
+        // transaction is rolled back and the batch applied again in a new one, each group behind
+        // a savepoint of its own and inserting its own rows. A failed COMMIT is never tried again.
         try {
-          outcomes = await commit((tx) => applyAll(tx, batch));
+          outcomes = await commit((tx) => applyAll(tx, batch), true);
         } catch (error) {
           if (applied) throw error;
           outcomes = await commit((tx, connection) => applyEachAlone(tx, batch, connection));
@@ -366,10 +424,6 @@ export class WriteBatcher {
     return connection;
   }
 
-  /**
-   * `committed` is told once the write is visible to every later statement. With `urgent`, the
-   * commit is put on disk at once instead of in the thread pool's next sync (someone is waiting).
-   */
   /** One statement, committed by PostgreSQL on its own once it succeeds. */
   async #statement<T>(write: Write<T>, committed?: () => void): Promise<T> {
     // The write sees a transaction's interface; a lone statement needs no more than the pool's.
@@ -379,6 +433,10 @@ export class WriteBatcher {
     return value;
   }
 
+  /**
+   * `committed` is told once the write is visible to every later statement. With `urgent`, the
+   * commit is put on disk at once instead of in the thread pool's next sync (someone is waiting).
+   */
   async #alone<T>(write: Write<T>, committed?: () => void, urgent = false): Promise<T> {
     let told = false;
     const tell = () => {

@@ -233,6 +233,9 @@ export class RunExecutor implements RunWorker {
     });
     try {
       const { runStream, DatabaseCheckpointSaver } = await runEngine();
+      // A run's first lease, unless it is a fork (created with its parent's checkpoint): no
+      // checkpoint of it can exist yet, so neither this turn nor the graph reads one.
+      const firstTurn = run.attempt === 1 && run.parent_run_id === null && run.pending_resume === null;
       // Checkpoints are answered once committed: what depends on them outside the server waits
       // for the disk itself (answers, published events, the ledger before every call out).
       const checkpointer = watchStorage(
@@ -240,13 +243,16 @@ export class RunExecutor implements RunWorker {
           fence: { runId, leaseGen: run.lease_gen },
           writes: this.#deps.writes,
           acknowledge: "commit",
+          newThread: firstTurn,
         }),
         noteStorage,
       );
-      const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
-        turn.databaseError = error;
-        throw error;
-      });
+      const resume = await (firstTurn ? Promise.resolve(undefined) : this.#resumeOf(run, checkpointer)).catch(
+        (error: unknown) => {
+          turn.databaseError = error;
+          throw error;
+        },
+      );
       const generator = runStream(new StoredDocument(run.document), resume ? null : JSON.parse(run.input), {
         engine,
         timeoutMs: budgetMs,
@@ -345,7 +351,12 @@ export class RunExecutor implements RunWorker {
     const runId = run.id;
     for (let attempt = 0; ; attempt++) {
       try {
-        if (!(await runs.end(runId, run.lease_gen, { ...ending, ...(event ? { event: eventRow(event) } : {}) }))) {
+        const recorded = {
+          ...ending,
+          callback: run.callback_url !== null,
+          ...(event ? { event: eventRow(event) } : {}),
+        };
+        if (!(await runs.end(runId, run.lease_gen, recorded))) {
           logger.info({ runId }, "run ending not recorded: the run was cancelled or taken over meanwhile");
           return;
         }
