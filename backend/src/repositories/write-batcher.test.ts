@@ -266,36 +266,63 @@ describe("write batcher", () => {
     expect(await keys()).toEqual(["commit", "disk"]);
   });
 
-  it("applies a write asked for now in a transaction of its own, without waiting for the next batch", async () => {
+  it.skipIf(!sqlite)("commits writes asked for now in one turn together, and tells each before answering", async () => {
     const { writes } = database;
-    const applied: string[] = [];
-    const insert = (k: string) => async (tx: Parameters<Parameters<typeof writes.run>[0]>[0]) => {
-      applied.push(k);
-      await sql`insert into batch_probe (k, n) values (${k}, 1)`.execute(tx);
-    };
     const before = writes.transactions;
-    let answered = false;
-    let toldBeforeAnswer = false;
-    await Promise.all([
-      writes.run(insert("batched")),
+    const told: string[] = [];
+    const answered: string[] = [];
+    const triggered = (k: string) =>
       writes
-        .run(insert("now"), undefined, {
+        .run((tx) => sql`insert into batch_probe (k, n) values (${k}, 1)`.execute(tx), undefined, {
           now: true,
-          committed: () => {
-            toldBeforeAnswer = !answered;
-          },
+          committed: () => told.push(k),
         })
         .then(() => {
-          answered = true;
-        }),
-    ]);
-    // Asked for after the batched write, applied before it: the batch waits for the next turn of
-    // the event loop, this write did not (on PostgreSQL it may first wait for a new connection).
-    if (sqlite) expect(applied).toEqual(["now", "batched"]);
-    expect(writes.transactions - before).toBe(2);
-    expect(toldBeforeAnswer).toBe(true);
-    expect(await keys()).toEqual(["batched", "now"]);
+          expect(told).toContain(k);
+          answered.push(k);
+        });
+    const outcomes = await Promise.allSettled([triggered("t1"), triggered("t2"), triggered("t1"), triggered("t3")]);
+    // One commit for the four: the duplicate was undone alone, behind a savepoint of its own.
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(writes.transactions - before).toBe(1);
+    expect(told).toEqual(["t1", "t2", "t3"]);
+    expect(answered).toEqual(["t1", "t2", "t3"]);
+    expect(await keys()).toEqual(["t1", "t2", "t3"]);
   });
+
+  it.skipIf(sqlite)(
+    "applies a write asked for now in a transaction of its own, without waiting for the next batch",
+    async () => {
+      const { writes } = database;
+      const applied: string[] = [];
+      const insert = (k: string) => async (tx: Parameters<Parameters<typeof writes.run>[0]>[0]) => {
+        applied.push(k);
+        await sql`insert into batch_probe (k, n) values (${k}, 1)`.execute(tx);
+      };
+      const before = writes.transactions;
+      let answered = false;
+      let toldBeforeAnswer = false;
+      await Promise.all([
+        writes.run(insert("batched")),
+        writes
+          .run(insert("now"), undefined, {
+            now: true,
+            committed: () => {
+              toldBeforeAnswer = !answered;
+            },
+          })
+          .then(() => {
+            answered = true;
+          }),
+      ]);
+      // Asked for after the batched write, in a transaction of its own (it may first wait for a new
+      // connection, so it may be applied before or after the batch).
+      expect(applied.sort()).toEqual(["batched", "now"]);
+      expect(writes.transactions - before).toBe(2);
+      expect(toldBeforeAnswer).toBe(true);
+      expect(await keys()).toEqual(["batched", "now"]);
+    },
+  );
 
   it.skipIf(!sqlite)("puts a write asked for now on disk at once on this thread, not in a later turn", async () => {
     const { writes } = database;

@@ -50,6 +50,10 @@ interface Queued {
   fence: Fence | undefined;
   /** Answered once on disk (true), or as soon as committed (false: see `run`). */
   untilDisk: boolean;
+  /** Someone waits for it (a trigger's answer): the batch goes on disk at once, not in the next sync. */
+  urgent: boolean;
+  /** Told once the write is committed (visible to every later read), before it is on disk. */
+  committed: (() => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -251,10 +255,12 @@ export class WriteBatcher {
    * Writes with the same `group` (a run's id) share a scope in a batch. Answered once the write is
    * on disk; with `acknowledge: "commit"`, as soon as it is committed (visible, and kept if the
    * process dies): for a write whose caller makes sure that nothing depending on it leaves the
-   * server before it is on disk (a run's checkpoints: see docs/en/runs.md, "Durability"). With `now`, applied
-   * at once in a transaction of its own instead of waiting for the next batch; with `now` and
-   * `statement` (the write is a single statement), on a pool it runs as a transaction by itself,
-   * without BEGIN and COMMIT: two round trips fewer for a trigger waiting for its answer.
+   * server before it is on disk (a run's checkpoints: see docs/en/runs.md, "Durability"). With
+   * `now` (someone waits for it), on a pool it is applied at once in a transaction of its own
+   * instead of waiting for the next batch, and with `statement` (the write is a single statement)
+   * as a transaction by itself, without BEGIN and COMMIT: two round trips fewer for a trigger
+   * waiting for its answer. On the embedded database it goes in this turn's batch, which is put on
+   * disk at once instead of in the next shared sync.
    */
   run<T>(
     write: Write<T>,
@@ -269,15 +275,19 @@ export class WriteBatcher {
     } = {},
   ): Promise<T> {
     if (options.now && options.statement && this.#batching === "pool") return this.#statement(write, options.committed);
-    // Without batching, or for a caller that waits (a trigger being answered): a transaction of
-    // its own, at once; its commit still shares the disk's sync with the others.
-    if (this.#batching === "none" || options.now) return this.#alone(write, options.committed, options.now === true);
+    // Without batching, or on a pool for a caller that waits (a trigger being answered): a
+    // transaction of its own, at once. On the embedded database such a write joins this turn's
+    // batch (the triggers that arrive together share one commit) and puts it on disk at once.
+    if (this.#batching === "none" || (options.now && this.#batching === "pool"))
+      return this.#alone(write, options.committed, options.now === true);
     return new Promise<T>((resolve, reject) => {
       const key = group ?? Symbol();
       const queued: Queued = {
         write,
         fence: options.fence,
         untilDisk: options.acknowledge !== "commit",
+        urgent: options.now === true,
+        committed: options.committed,
         resolve: resolve as (value: unknown) => void,
         reject,
       };
@@ -345,6 +355,7 @@ export class WriteBatcher {
       batch.forEach((writes, i) => {
         const outcome = outcomes[i] as Outcome;
         for (const [j, queued] of writes.entries()) {
+          if (!untilDisk && outcome.ok) queued.committed?.();
           if (queued.untilDisk !== untilDisk) continue;
           if (outcome.ok) queued.resolve(outcome.values[j]);
           else queued.reject(outcome.error);
@@ -360,6 +371,7 @@ export class WriteBatcher {
       this.#db.transaction().execute(async (tx) => {
         applied = false;
         const connection = this.#direct(tx);
+        if (connection && batch.some((writes) => writes.some((queued) => queued.urgent))) connection.urgent();
         if (staging) staged.set(tx, new Map());
         await this.#fenceBatch(tx, batch);
         const result = await apply(tx, connection);
