@@ -10,7 +10,7 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
-import { emptyCheckpoint, TASKS, uuid6 } from "@langchain/langgraph-checkpoint";
+import { emptyCheckpoint, type PendingWrite, TASKS, uuid6 } from "@langchain/langgraph-checkpoint";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
 import { DatabaseCheckpointSaver } from "./checkpoint.saver.js";
@@ -47,6 +47,25 @@ async function threadRows(threadId: string) {
     .execute();
   return { checkpoints, writes };
 }
+
+// Two writes of one task, a Send of another, and what a checkpoint holds pending after all three:
+// regular writes keep the first value under their (task, index), special ones the last.
+const FIRST_WRITES: PendingWrite[] = [
+  ["a", 1],
+  ["__error__", { message: "first" }],
+  ["constructor", 3],
+];
+const SECOND_WRITES: PendingWrite[] = [
+  ["a", 2],
+  ["__error__", { message: "second" }],
+];
+const SEND_WRITES: PendingWrite[] = [[TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }]];
+const PENDING_AFTER_ALL = [
+  ["t0", TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }],
+  ["t1", "__error__", { message: "second" }],
+  ["t1", "a", 1],
+  ["t1", "constructor", 3],
+];
 
 const LC_ENVELOPE = {
   lc: 1,
@@ -257,34 +276,12 @@ describe("DatabaseCheckpointSaver details", () => {
     const checkpointId = uuid6(0);
     const config = { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } };
     // Writes may arrive before the checkpoint row: nothing depends on it existing.
-    await saver.putWrites(
-      config,
-      [
-        ["a", 1],
-        ["__error__", { message: "first" }],
-        ["constructor", 3],
-      ],
-      "t1",
-      "~p",
-    );
-    await saver.putWrites(
-      config,
-      [
-        ["a", 2],
-        ["__error__", { message: "second" }],
-      ],
-      "t1",
-      "~p",
-    );
-    await saver.putWrites(config, [[TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }]], "t0", "");
+    await saver.putWrites(config, FIRST_WRITES, "t1", "~p");
+    await saver.putWrites(config, SECOND_WRITES, "t1", "~p");
+    await saver.putWrites(config, SEND_WRITES, "t0", "");
     await saver.put(threadConfig(threadId), { ...emptyCheckpoint(), id: checkpointId }, meta, {});
     const tuple = await saver.getTuple(config);
-    expect(tuple?.pendingWrites).toEqual([
-      ["t0", TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }],
-      ["t1", "__error__", { message: "second" }],
-      ["t1", "a", 1],
-      ["t1", "constructor", 3],
-    ]);
+    expect(tuple?.pendingWrites).toEqual(PENDING_AFTER_ALL);
   });
 
   it("stores what writes applied in turn would, when a run's writes share one batch", async () => {
@@ -296,37 +293,15 @@ describe("DatabaseCheckpointSaver details", () => {
     const before = writes.transactions;
     // Asked for in one turn: one transaction; on PostgreSQL its rows go in one statement per kind.
     await Promise.all([
-      saver.putWrites(
-        config,
-        [
-          ["a", 1],
-          ["__error__", { message: "first" }],
-          ["constructor", 3],
-        ],
-        "t1",
-        "~p",
-      ),
+      saver.putWrites(config, FIRST_WRITES, "t1", "~p"),
       saver.put(threadConfig(threadId), { ...emptyCheckpoint(), id: checkpointId }, { ...meta, step: 1 }, {}),
-      saver.putWrites(
-        config,
-        [
-          ["a", 2],
-          ["__error__", { message: "second" }],
-        ],
-        "t1",
-        "~p",
-      ),
-      saver.putWrites(config, [[TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }]], "t0", ""),
+      saver.putWrites(config, SECOND_WRITES, "t1", "~p"),
+      saver.putWrites(config, SEND_WRITES, "t0", ""),
       saver.put(threadConfig(threadId), { ...emptyCheckpoint(), id: checkpointId }, { ...meta, step: 2 }, {}),
     ]);
     expect(writes.transactions - before).toBe(1);
     const tuple = await saver.getTuple(config);
-    expect(tuple?.pendingWrites).toEqual([
-      ["t0", TASKS, { lg_name: "Send", node: "n", args: { x: 1 } }],
-      ["t1", "__error__", { message: "second" }],
-      ["t1", "a", 1],
-      ["t1", "constructor", 3],
-    ]);
+    expect(tuple?.pendingWrites).toEqual(PENDING_AFTER_ALL);
     // The later put of one checkpoint replaced the earlier one, as an upsert in turn would.
     expect(tuple?.metadata?.step).toBe(2);
     expect((await threadRows(threadId)).checkpoints).toHaveLength(1);

@@ -184,21 +184,20 @@ const stagedCheckpoints: StagedInsert<CheckpointInsert> = {
   ),
   key: keyOf,
 };
-const stagedWrites: StagedInsert<WriteRow> = {
+/** Task writes that keep the first row under a key (regular), or the last (special: `key`). */
+const stagedWritesOf = (onConflict: string, key?: (row: WriteRow) => string): StagedInsert<WriteRow> => ({
   insert: unnestInsert<WriteRow>(
     "checkpoint_writes",
     WRITE_UNNEST_COLUMNS,
-    `on conflict (${WRITE_KEY.join(", ")}) do nothing`,
+    `on conflict (${WRITE_KEY.join(", ")}) ${onConflict}`,
   ),
-};
-const stagedSpecialWrites: StagedInsert<WriteRow> = {
-  insert: unnestInsert<WriteRow>(
-    "checkpoint_writes",
-    WRITE_UNNEST_COLUMNS,
-    `on conflict (${WRITE_KEY.join(", ")}) do update set channel = excluded.channel, value = excluded.value, task_path = excluded.task_path`,
-  ),
-  key: keyOf,
-};
+  ...(key ? { key } : {}),
+});
+const stagedWrites = stagedWritesOf("do nothing");
+const stagedSpecialWrites = stagedWritesOf(
+  "do update set channel = excluded.channel, value = excluded.value, task_path = excluded.task_path",
+  keyOf,
+);
 
 async function insertWrites(tx: Kysely<Database>, rows: WriteRow[]): Promise<void> {
   if (stage(tx, stagedWrites, rows)) return;

@@ -20,7 +20,7 @@
 // runs that write in the same turn share it, and their leases are checked in one statement
 // (`fenceAll`). There every statement is a round trip, so a batch has no savepoint unless a write
 // fails, and the rows its runs insert (events, task writes, checkpoints) are staged and inserted
-// at its end in one statement per kind (`stage`, decision 0031).
+// at its end in one statement per kind (`stage`, decision 0032).
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../models/database.model.js";
 import { type DirectConnection, runDirectly } from "./prepared-query.js";
