@@ -233,9 +233,6 @@ export class RunExecutor implements RunWorker {
     });
     try {
       const { runStream, DatabaseCheckpointSaver } = await runEngine();
-      // A run's first lease, unless it is a fork (created with its parent's checkpoint): no
-      // checkpoint of it can exist yet, so neither this turn nor the graph reads one.
-      const firstTurn = run.attempt === 1 && run.parent_run_id === null && run.pending_resume === null;
       // Checkpoints are answered once committed: what depends on them outside the server waits
       // for the disk itself (answers, published events, the ledger before every call out).
       const checkpointer = watchStorage(
@@ -243,16 +240,14 @@ export class RunExecutor implements RunWorker {
           fence: { runId, leaseGen: run.lease_gen },
           writes: this.#deps.writes,
           acknowledge: "commit",
-          newThread: firstTurn,
+          newThread: isFirstTurn(run),
         }),
         noteStorage,
       );
-      const resume = await (firstTurn ? Promise.resolve(undefined) : this.#resumeOf(run, checkpointer)).catch(
-        (error: unknown) => {
-          turn.databaseError = error;
-          throw error;
-        },
-      );
+      const resume = await this.#resumeOf(run, checkpointer).catch((error: unknown) => {
+        turn.databaseError = error;
+        throw error;
+      });
       const generator = runStream(new StoredDocument(run.document), resume ? null : JSON.parse(run.input), {
         engine,
         timeoutMs: budgetMs,
@@ -429,9 +424,18 @@ export class RunExecutor implements RunWorker {
   /** What to hand the engine: a Human answer or a continue, or (after a crash) a continue. */
   async #resumeOf(run: RunRow, checkpointer: DatabaseCheckpointSaver): Promise<RunOptions["resume"]> {
     if (run.pending_resume) return JSON.parse(run.pending_resume) as RunOptions["resume"];
+    if (isFirstTurn(run)) return undefined;
     const started = await checkpointer.getTuple({ configurable: { thread_id: run.id, checkpoint_ns: "" } });
     return started ? { kind: "continue" } : undefined;
   }
+}
+
+/**
+ * A run's first lease, unless it is a fork (created with its parent's checkpoint): no checkpoint
+ * of it can exist yet, so neither its turn nor the graph reads one.
+ */
+function isFirstTurn(run: RunRow): boolean {
+  return run.attempt === 1 && run.parent_run_id === null && run.pending_resume === null;
 }
 
 const ENDING_EVENTS: ReadonlySet<string> = new Set(["run_finished", "run_waiting", "run_paused"]);
