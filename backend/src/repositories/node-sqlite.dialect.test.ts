@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { type DatabaseHandle, migrateToLatest, openDatabase, SQLITE_FILE } from "./database.js";
 import { storageProblem } from "./database-errors.js";
+import { lockReleases } from "./sqlite-busy-wait.js";
 
 const turnOfTheEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -59,6 +60,29 @@ describe.runIf(inject("dbKind") === "sqlite")("the embedded database's driver", 
     other.exec("COMMIT");
     await write;
     expect(await handle.db.selectFrom("users").select("email").execute()).toEqual([{ email: "a@example.com" }]);
+  });
+
+  it("tells the process's other connections when it lets go of the write lock: after a commit, a rollback or a lone write, not a read", async () => {
+    await open(60_000);
+    const releases = new Int32Array(lockReleases());
+    const moves = async (work: () => Promise<unknown>) => {
+      const before = Atomics.load(releases, 0);
+      await work();
+      return Atomics.load(releases, 0) - before;
+    };
+    expect(await moves(() => insertUser("a@example.com"))).toBe(1);
+    expect(await moves(() => handle.db.selectFrom("users").select("id").execute())).toBe(0);
+    const committed = () => handle.db.transaction().execute((tx) => tx.deleteFrom("users").execute());
+    expect(await moves(committed)).toBe(1);
+    const undone = () =>
+      handle.db
+        .transaction()
+        .execute(async (tx) => {
+          await tx.deleteFrom("users").execute();
+          throw new Error("undo");
+        })
+        .catch(() => null);
+    expect(await moves(undone)).toBe(1);
   });
 
   it("gives up with SQLITE_BUSY at the busy timeout, changing nothing, and every write queued behind gives up too", async () => {

@@ -22,7 +22,7 @@ import {
   SqliteQueryCompiler,
 } from "kysely";
 import type { DirectConnection } from "./prepared-query.js";
-import { waitWhileBusy } from "./sqlite-busy-wait.js";
+import { lockReleased, waitWhileBusy } from "./sqlite-busy-wait.js";
 import type { WalCheckpointer } from "./wal-checkpointer.js";
 import type { WalDurability } from "./wal-durability.js";
 
@@ -148,6 +148,8 @@ class NodeSqliteConnection implements DatabaseConnection {
         this.#shared.checkpointer?.committed();
       }
     }
+    // A write outside a transaction (COMMIT included) has let go of the write lock.
+    if (!prepared.reads && !this.inTransaction) lockReleased();
     return result;
   }
 
@@ -238,6 +240,7 @@ class NodeSqliteDriver implements Driver {
     // rollback would fail and hide the error that caused it.
     if (this.#shared.db.isTransaction ?? true) held.run(CompiledQuery.raw("rollback"));
     held.inTransaction = false;
+    lockReleased();
     this.inTransaction = null;
     held.onCommit.length = 0;
   }

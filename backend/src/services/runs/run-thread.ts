@@ -13,6 +13,7 @@
 // background failure; the runs stay queued for the next attempt.
 import { Worker } from "node:worker_threads";
 import type { Config } from "../../core/config.js";
+import { lockReleases } from "../../repositories/sqlite-busy-wait.js";
 import type { BackgroundMonitor } from "../background-monitor.js";
 import type { RunBus } from "./run-bus.js";
 import { type FromRunThread, revivedError, type ToRunThread } from "./run-thread.messages.js";
@@ -160,7 +161,8 @@ export class RunThread implements RunWorker {
     const worker = new Worker(BOOTSTRAP, {
       eval: true,
       name: "superstep runs",
-      workerData: { entry: this.#entry, config: this.#config },
+      // The SQLite connections of the process tell each other when they let go of the write lock.
+      workerData: { entry: this.#entry, config: this.#config, lockReleases: lockReleases() },
     });
     /** Whether its executor and database are set up; and why it failed before they were. */
     let ready = false;

@@ -7,13 +7,15 @@ import { createLogger } from "../../core/logging.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import { openDatabase } from "../../repositories/database.js";
 import { RunRepository } from "../../repositories/run.repository.js";
+import { shareLockReleases } from "../../repositories/sqlite-busy-wait.js";
 import { BackgroundMonitor, type BackgroundTask } from "../background-monitor.js";
 import { wireRunExecutor, wireWorkflowAccess } from "./run-execution.wiring.js";
 import { errorData, type FromRunThread, type ToRunThread } from "./run-thread.messages.js";
 
 if (!parentPort) throw new Error("run-thread.worker runs only as the run thread");
 const port: MessagePort = parentPort;
-const { config } = workerData as { config: Config };
+const { config, lockReleases } = workerData as { config: Config; lockReleases: SharedArrayBuffer };
+shareLockReleases(lockReleases);
 const send = (message: FromRunThread) => port.postMessage(message);
 
 /** Failures are logged and counted by the process's own monitor (health shows them). */
