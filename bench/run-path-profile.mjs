@@ -15,6 +15,8 @@
 //      [--probe 100] [--graphs hello,chain10,fanout8] [--bare /path] [--cpu-prof DIR] [--count-sql]
 //      [--alloc-prof DIR] (the run thread's allocations per round, collected objects included)
 //      [--studio-log FILE] (the studio's whole output) [--node-args="--trace-gc-nvp ..."] (for the studio)
+//      [--closed] (the probe's clients each wait for their run to end before the next hook, as
+//      bench/throughput.mjs does at 100 in flight)
 // This is a profiling aid for the run path; bench/throughput.mjs is the benchmark of record.
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -40,6 +42,7 @@ const { values: args } = parseArgs({
     "studio-log": { type: "string" },
     "node-args": { type: "string" },
     "alloc-prof": { type: "string" },
+    closed: { type: "boolean", default: false },
   },
 });
 const RUNS = Number(args.runs);
@@ -417,11 +420,15 @@ async function call(base, method, path, body, auth) {
   return { status: response.status, body: await response.json() };
 }
 
-/** Fires `count` hooks with `inflight` at a time; the answer latencies, sorted. */
-async function fire(studio, key, workflowId, count, inflight) {
+/**
+ * Fires `count` hooks with `inflight` at a time; the answer latencies, sorted. With `db`, each
+ * client waits for its run to end before its next hook (a closed loop over runs, not answers).
+ */
+async function fire(studio, key, workflowId, count, inflight, db = null) {
   const latencies = [];
   let next = 0;
   const refused = [];
+  const endings = db ? runEndings(db) : null;
   const worker = async () => {
     while (next < count) {
       next++;
@@ -429,11 +436,36 @@ async function fire(studio, key, workflowId, count, inflight) {
       const answer = await call(studio.url, "POST", `/api/hooks/workflows/${workflowId}/runs`, {}, key);
       latencies.push(performance.now() - started);
       if (answer.status !== 202) refused.push(answer.status);
+      else if (endings) await endings.until(answer.body.data.run_id);
     }
   };
   await Promise.all(Array.from({ length: inflight }, worker));
+  endings?.stop();
   if (refused.length > 0) throw new Error(`hooks refused: ${refused.slice(0, 5).join(", ")}`);
   return latencies.sort((a, b) => a - b);
+}
+
+/** Resolves `until(runId)` once the run has ended, polling the database every 5 ms. */
+function runEndings(db) {
+  const waiting = new Map();
+  let stopped = false;
+  const poll = async () => {
+    while (!stopped) {
+      if (waiting.size > 0)
+        for (const id of await db.endedOf([...waiting.keys()])) {
+          waiting.get(id)();
+          waiting.delete(id);
+        }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  void poll();
+  return {
+    until: (runId) => new Promise((resolve) => waiting.set(runId, resolve)),
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 async function untilEnded(db, workflowId, total) {
@@ -463,13 +495,21 @@ function runStore(dir) {
       statusCounts: async (workflowId) =>
         (await pool.query("select status, count(*) n from runs where workflow_id = $1 group by status", [workflowId]))
           .rows,
+      endedOf: async (ids) =>
+        (await pool.query(`select id from runs where id = any($1) and status in ${TERMINAL}`, [ids])).rows.map(
+          (row) => row.id,
+        ),
       close: () => pool.end(),
     };
   }
   const db = new DatabaseSync(join(dir, "data", "superstep.db"), { readOnly: true });
   const ended = db.prepare(`select count(*) n from runs where workflow_id = ? and status in ${TERMINAL}`);
   const byStatus = db.prepare("select status, count(*) n from runs where workflow_id = ? group by status");
+  const endedOf = db.prepare(
+    `select id from runs where id in (select value from json_each(?)) and status in ${TERMINAL}`,
+  );
   return {
+    endedOf: async (ids) => endedOf.all(JSON.stringify(ids)).map((row) => row.id),
     ended: async (workflowId) => ended.get(workflowId).n,
     statusCounts: async (workflowId) => byStatus.all(workflowId),
     close: async () => db.close(),
@@ -598,13 +638,13 @@ async function studioBench() {
       const workflowId = saved.body.data.id;
       await studio.snapshot();
       studio.hookTimes();
-      const latencies = await fire(studio, key, workflowId, RUNS, PROBE);
+      const latencies = await fire(studio, key, workflowId, RUNS, PROBE, args.closed ? db : null);
       const served = studio.hookTimes();
       await untilEnded(db, workflowId, RUNS);
       const snap = await studio.snapshot();
       results.probe = { latencies, snap };
       console.log(
-        `studio hook answer at ${PROBE} in flight while chain10 runs execute: p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))}; event-loop delay p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}; GC pauses ${snap.gc.count}, longest ${ms(snap.gc.max)}; WAL syncs ${snap.syncs.count}, p50 ${ms(snap.syncs.p50)} p99 ${ms(snap.syncs.p99)} max ${ms(snap.syncs.max)}`,
+        `studio hook answer at ${PROBE} in flight${args.closed ? " (closed loop over runs)" : ""} while chain10 runs execute: p50 ${ms(percentile(latencies, 50))} p99 ${ms(percentile(latencies, 99))} max ${ms(latencies.at(-1))}; event-loop delay p99 ${ms(snap.loop.p99)} max ${ms(snap.loop.max)}; GC pauses ${snap.gc.count}, longest ${ms(snap.gc.max)}; WAL syncs ${snap.syncs.count}, p50 ${ms(snap.syncs.p50)} p99 ${ms(snap.syncs.p99)} max ${ms(snap.syncs.max)}`,
       );
       if (served.length > 0)
         console.log(

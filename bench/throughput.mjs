@@ -722,9 +722,14 @@ function studioCpuMs(studio) {
 /**
  * Closed loop, like the bare process: `inFlight` clients, each triggering a run through the hook
  * and triggering the next one once it has reached `status`.
+ *
+ * Hook latencies are taken while runs execute: each client's first hook goes out with all the
+ * others as the round opens, before any of its runs executes (most on a new connection), and is
+ * kept apart as the opening burst (`openingLatencies`).
  */
 async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
   const hookLatencies = [];
+  const openingLatencies = [];
   const runLatencies = [];
   const failures = [];
   let issued = 0;
@@ -735,6 +740,7 @@ async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
+      let opening = true;
       while (issued < runs) {
         issued++;
         const begun = performance.now();
@@ -748,7 +754,8 @@ async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
           failures.push(`hook request failed: ${error.message}`);
           continue;
         }
-        hookLatencies.push(performance.now() - begun);
+        (opening ? openingLatencies : hookLatencies).push(performance.now() - begun);
+        opening = false;
         if (answer.status !== 202) {
           failures.push(`hook ${answer.status} ${answer.body?.error?.code ?? ""}`);
           continue;
@@ -771,6 +778,7 @@ async function studioRound(studio, workflowId, runs, inFlight, status = "ok") {
     redisCpuMs: redisCpu === null ? null : cpuMs(studio.redisPid) - redisCpu,
     benchCpuMs: (used.user + used.system) / 1000,
     hookLatencies,
+    openingLatencies,
     runLatencies,
   };
 }
@@ -907,7 +915,9 @@ async function main() {
   );
   console.log(
     `Rounds: ${runs} runs each at ${IN_FLIGHT} in flight (closed loop), studio/bare/bare-full twice per graph; studio runs ` +
-      `triggered with POST /api/hooks/workflows/:id/runs,\n        completion read from the studio's runs table every ${POLL_MS} ms (no request to the studio).\n`,
+      `triggered with POST /api/hooks/workflows/:id/runs,\n        completion read from the studio's runs table every ${POLL_MS} ms (no request to the studio);\n` +
+      "        hook latencies are taken while runs execute: each client's first hook, sent with all the others as a round opens,\n" +
+      "        is counted apart (the opening burst).\n",
   );
 
   const studio = await startStudio(env, options["cpu-prof"]);
@@ -1169,6 +1179,12 @@ async function main() {
     highP99 <= TARGET.hookP99HighMs,
   );
   add(
+    `chain10: the opening burst, ${IN_FLIGHT_HIGH} hooks at once`,
+    `${fixed(percentile(high.openingLatencies, 0.5))} / ${fixed(percentile(high.openingLatencies, 0.99))} ms`,
+    "(context)",
+    null,
+  );
+  add(
     `chain10, ${IN_FLIGHT_HIGH} in flight: runs/s, CPU per run`,
     `${fixed(high.completed / (high.wallMs / 1000))}, ${fixed(high.cpuMs / high.completed, 2)} ms`,
     "",
@@ -1346,6 +1362,7 @@ function mergeRounds(list) {
     redisCpuMs: sum("redisCpuMs"),
     benchCpuMs: sum("benchCpuMs"),
     hookLatencies: list.flatMap((r) => r.hookLatencies),
+    openingLatencies: list.flatMap((r) => r.openingLatencies),
     runLatencies: list.flatMap((r) => r.runLatencies),
   };
 }
@@ -1436,7 +1453,7 @@ async function redisMain(options, count) {
   );
   console.log(
     `Rounds: ${rounds} per deployment and graph, ${runs} chain10 runs and ${ioRuns} http3 runs each, ${inFlight} in flight (closed loop), triggered with POST /api/hooks/workflows/:id/runs; ` +
-      `completion read from the runs table every ${POLL_MS} ms.\n`,
+      `completion read from the runs table every ${POLL_MS} ms; each client's first hook of a round is counted apart (the opening burst).\n`,
   );
 
   // 1. The embedded mode and the Redis mode with one worker, side by side on the same PostgreSQL
@@ -1575,6 +1592,12 @@ async function redisMain(options, count) {
         `${fixed(percentile(r.hookLatencies, 0.5))} / ${fixed(p99)} ms`,
         `p99 ≤ ${REDIS_TARGET.hookP99Ms} ms`,
         p99 <= REDIS_TARGET.hookP99Ms,
+      );
+      add(
+        `${name}, ${workersText}: the opening bursts, ${inFlight} hooks at once`,
+        `${fixed(percentile(r.openingLatencies, 0.5))} / ${fixed(percentile(r.openingLatencies, 0.99))} ms`,
+        "(context)",
+        null,
       );
     }
   }
