@@ -26,6 +26,7 @@ describe("configuration", () => {
       hookRateLimitPerMinute: 600,
       workerConcurrency: 4,
       runThreads: defaultRunThreads(),
+      runThreadNice: 10,
       runLeaseTtlMs: 30_000,
       userMaxRuns: 2,
       userMaxQueued: 100,
@@ -61,6 +62,7 @@ describe("configuration", () => {
       STUDIO_UI_DIR: "/srv/ui",
       STUDIO_WORKER_CONCURRENCY: "8",
       STUDIO_RUN_THREADS: "0",
+      STUDIO_RUN_THREAD_NICE: "5",
       STUDIO_RUN_LEASE_TTL: "5",
       STUDIO_USER_MAX_RUNS: "3",
       STUDIO_USER_MAX_QUEUED: "40",
@@ -95,6 +97,7 @@ describe("configuration", () => {
       uiDir: "/srv/ui",
       workerConcurrency: 8,
       runThreads: 0,
+      runThreadNice: 5,
       runLeaseTtlMs: 5000,
       userMaxRuns: 3,
       userMaxQueued: 40,
@@ -346,6 +349,9 @@ describe("configuration", () => {
     ["STUDIO_IMPORT_HOST_DIR", "relative/dir"],
     ["STUDIO_DOCKER_GID", "docker"],
     ["STUDIO_DOCKER_GID", "-1"],
+    ["STUDIO_RUN_THREAD_NICE", "-5"],
+    ["STUDIO_RUN_THREAD_NICE", "20"],
+    ["STUDIO_RUN_THREAD_NICE", "low"],
   ])("refuses %s=%s with CONFIG_INVALID naming the variable", (name, value) => {
     let caught: unknown;
     try {

@@ -42,6 +42,11 @@ export interface Config {
    * behind run work or its garbage collections; 0: runs execute on the thread that answers.
    */
   runThreads: number;
+  /**
+   * How much lower the run threads' CPU priority is than the process's (STUDIO_RUN_THREAD_NICE, a
+   * nice increment, 0 to 19): when the cores are busy, the thread that answers requests goes first.
+   */
+  runThreadNice: number;
   /** How long a worker's hold on a run lasts without renewal; a run whose worker died is taken over after it. */
   runLeaseTtlMs: number;
   /** Runs of one user executing at once; the queue holds the rest. */
@@ -432,6 +437,7 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     uiDir: directory(env, "STUDIO_UI_DIR", DEFAULT_UI_DIR),
     workerConcurrency: integer(env, "STUDIO_WORKER_CONCURRENCY", 4, 1, 256),
     runThreads: integer(env, "STUDIO_RUN_THREADS", defaultRunThreads(), 0, 64),
+    runThreadNice: integer(env, "STUDIO_RUN_THREAD_NICE", 10, 0, 19),
     runLeaseTtlMs: integer(env, "STUDIO_RUN_LEASE_TTL", 30, 1, 3600) * 1000,
     userMaxRuns: integer(env, "STUDIO_USER_MAX_RUNS", 2, 1, 256),
     userMaxQueued: integer(env, "STUDIO_USER_MAX_QUEUED", 100, 1, 1_000_000),

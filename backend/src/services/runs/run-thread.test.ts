@@ -3,6 +3,7 @@
 // connection and its share of the turns; a trigger answered while the threads are busy; cancel
 // reaching a turn on a thread; and a thread that dies mid-run, whose run goes on from its last
 // checkpoint on another.
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   approvalWorkflow,
@@ -25,6 +26,13 @@ interface RunView {
 }
 
 const LEASE_TTL_SECONDS = 2;
+
+/** The nice value of a thread of this process, from its stat line (the name may hold spaces). */
+function niceOf(taskDir: string): number {
+  const stat = readFileSync(`${taskDir}/stat`, "utf8");
+  // After "pid (name) ", field 3 (state) comes first; nice is field 19.
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+}
 
 describe("run threads", () => {
   let studio: TestStudio;
@@ -152,6 +160,16 @@ describe("run threads", () => {
       expect(trace.map((e) => e.seq)).toEqual(trace.map((_, i) => i + 1));
     }
     expect(studio.container.runs.held()).toEqual({ executing: 0, queued: 0, listeners: 0 });
+  });
+
+  it("run at a lower CPU priority than the thread that answers requests, by STUDIO_RUN_THREAD_NICE", () => {
+    // Started by the test before: both threads run, named as the pool names them.
+    const runThreads = readdirSync("/proc/self/task")
+      .map((tid) => `/proc/self/task/${tid}`)
+      .filter((dir) => readFileSync(`${dir}/comm`, "utf8").trim() === "superstep runs");
+    expect(runThreads).toHaveLength(2);
+    const answering = niceOf("/proc/thread-self");
+    expect(runThreads.map(niceOf)).toEqual([answering + 10, answering + 10]);
   });
 
   it("answers a trigger while every run on the threads waits, and cancels a run executing there", async () => {

@@ -4,6 +4,7 @@ import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { sql } from "kysely";
 import type { Config } from "../../core/config.js";
 import { createLogger } from "../../core/logging.js";
+import { lowerThisThreadPriority } from "../../core/thread-priority.js";
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import { openDatabase } from "../../repositories/database.js";
 import { RunRepository } from "../../repositories/run.repository.js";
@@ -42,6 +43,8 @@ const bus = {
 };
 
 const logger = createLogger(config.logLevel, config.logFormat);
+if (config.runThreadNice > 0 && !lowerThisThreadPriority(config.runThreadNice))
+  logger.debug("the run thread's CPU priority could not be lowered here (Linux only); it runs at the process's");
 const database = openDatabase(config, (error) => logger.warn({ err: error }, "idle database connection lost"), {
   serves: "runs",
 });
