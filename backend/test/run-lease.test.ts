@@ -100,12 +100,14 @@ describe("two servers on one database", () => {
     expect(gate.arrivals).toEqual(["/live", "/orphan", "/orphan"]);
     expect(gate.headers[2]?.["idempotency-key"]).toBe(gate.headers[1]?.["idempotency-key"]);
     expect([gate.headers[1]?.["x-studio-attempt"], gate.headers[2]?.["x-studio-attempt"]]).toEqual(["1", "2"]);
-    const events = (await call(second.api, "GET", `/api/runs/${orphan}/events`)).body.data as {
-      type: string;
-      ts: string;
-      data: { attempt?: number };
-    }[];
-    const starts = events.filter((e) => e.type === "run_started");
+    // As for the first attempt, the takeover's start reaches the disk a moment after its call went
+    // out: read once both starts are there (a start never written ends the wait as a failure).
+    type Event = { type: string; ts: string; data: { attempt?: number } };
+    const starts = await until("the takeover's start on disk", async () => {
+      const events = (await call(second.api, "GET", `/api/runs/${orphan}/events`)).body.data as Event[];
+      const found = events.filter((e) => e.type === "run_started");
+      return found.length >= 2 ? found : undefined;
+    });
     expect(starts.map((e) => e.data.attempt)).toEqual([1, 2]);
     expect(String(starts[1]?.ts) >= String(dead.lease_expires_at)).toBe(true);
 
