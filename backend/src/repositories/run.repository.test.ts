@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
 import { fenceLeases, RunRepository } from "./run.repository.js";
@@ -136,6 +137,42 @@ describe("run repository fencing", () => {
         ]),
       );
       expect(held).toEqual([{ runId: b.id, leaseGen: 1 }]);
+    },
+  );
+
+  it.runIf(inject("dbKind") === "postgres")(
+    "fences a batch's runs with a row lock held until the commit, writing no new version of their rows",
+    async () => {
+      const { run } = await newRun();
+      await runs.lease(run.id, "w", 60_000);
+      const version = async () =>
+        (await sql<{ xmin: string }>`select xmin::text as xmin from runs where id = ${run.id}`.execute(database.db))
+          .rows[0]?.xmin;
+      const before = await version();
+      let fenced!: () => void;
+      const isFenced = new Promise<void>((resolve) => {
+        fenced = resolve;
+      });
+      let commit!: () => void;
+      const committing = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      const batch = database.db.transaction().execute(async (tx) => {
+        const held = await fenceLeases(tx, [{ runId: run.id, leaseGen: 1 }]);
+        fenced();
+        await committing;
+        return held;
+      });
+      await isFenced;
+      // A takeover (the lease's update) waits for the batch's commit; its lock_timeout ends the wait.
+      const takeover = database.db.transaction().execute(async (tx) => {
+        await sql`set local lock_timeout = '100ms'`.execute(tx);
+        await sql`update runs set lease_gen = lease_gen + 1 where id = ${run.id}`.execute(tx);
+      });
+      await expect(takeover).rejects.toMatchObject({ code: "55P03" });
+      commit();
+      expect(await batch).toEqual([{ runId: run.id, leaseGen: 1 }]);
+      expect(await version()).toBe(before);
     },
   );
 

@@ -178,8 +178,15 @@ async function appendServiceEvent(tx: Transaction<Database>, id: string, event: 
 /** The seq after a run's last stored event. */
 const nextSeqOf = (id: string) => sql<number>`(select coalesce(max(seq), 0) + 1 from run_events where run_id = ${id})`;
 /** The fence of a worker's writes where only a row lock serialises them with a takeover (PostgreSQL). */
-const touchLeased = preparedQuery<{ id: string; leaseGen: number; at: string }>((db: Kysely<Database>, p) =>
-  db.updateTable("runs").set({ updated_at: p.at }).where("id", "=", p.id).where("lease_gen", "=", p.leaseGen),
+/**
+ * The fence where the transaction does not hold the write lock from its start (PostgreSQL): the
+ * run's row locked as an update of it would lock it (FOR NO KEY UPDATE), if its lease still holds.
+ * A lease taken over meanwhile waits for the commit; one taken over before is seen (READ COMMITTED
+ * checks the newest version of a row it waited for). Unlike an update, the lock writes no new
+ * version of the row (and none of its indexes, nor their WAL).
+ */
+const lockLeased = preparedQuery<{ id: string; leaseGen: number }, { id: string }>((db: Kysely<Database>, p) =>
+  db.selectFrom("runs").select("id").where("id", "=", p.id).where("lease_gen", "=", p.leaseGen).forNoKeyUpdate(),
 );
 /** The fence where the transaction holds the write lock from its start (SQLite): a read. */
 const leaseGenOf = preparedQuery<{ id: string }, { lease_gen: number }>((db: Kysely<Database>, p) =>
@@ -188,13 +195,13 @@ const leaseGenOf = preparedQuery<{ id: string }, { lease_gen: number }>((db: Kys
 
 /**
  * The leases of several runs checked at once (PostgreSQL: the batch fence of write-batcher.ts),
- * taking their rows in the order of their ids; the ones that hold.
+ * locking their rows as `lockLeased` does, in the order of their ids; the ones that hold.
  */
 export async function fenceLeases(tx: Kysely<Database>, fences: Fence[]): Promise<Fence[]> {
-  const sorted = [...fences].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-  const { rows } = await sql<{ id: string; lease_gen: number }>`update runs set updated_at = ${nowIso()}
-    from unnest(${sorted.map((f) => f.runId)}::text[], ${sorted.map((f) => f.leaseGen)}::integer[]) as f (id, gen)
-    where runs.id = f.id and runs.lease_gen = f.gen returning runs.id, runs.lease_gen`.execute(tx);
+  const { rows } = await sql<{ id: string; lease_gen: number }>`select runs.id, runs.lease_gen from runs
+    join unnest(${fences.map((f) => f.runId)}::text[], ${fences.map((f) => f.leaseGen)}::integer[]) as f (id, gen)
+      on runs.id = f.id and runs.lease_gen = f.gen
+    order by runs.id for no key update of runs`.execute(tx);
   return rows.map((row) => ({ runId: row.id, leaseGen: row.lease_gen }));
 }
 
@@ -213,7 +220,7 @@ export async function stillLeased(
   if (scope.get(key) === leaseGen) return true;
   const held = holdsWriteLock
     ? (await leaseGenOf(tx, { id: runId })).rows[0]?.lease_gen === leaseGen
-    : (await touchLeased(tx, { id: runId, leaseGen, at: nowIso() })).numAffectedRows === 1n;
+    : (await lockLeased(tx, { id: runId, leaseGen })).rows.length === 1;
   if (held) scope.set(key, leaseGen);
   return held;
 }

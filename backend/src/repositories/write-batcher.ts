@@ -21,7 +21,7 @@
 // (`fenceAll`). There every statement is a round trip, so a batch has no savepoint unless a write
 // fails, and the rows its runs insert (events, task writes, checkpoints) are staged and inserted
 // at its end in one statement per kind (`stage`, decision 0032).
-import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, SqliteAdapter, type Transaction } from "kysely";
 import type { Database } from "../models/database.model.js";
 import { type DirectConnection, runDirectly } from "./prepared-query.js";
 
@@ -224,6 +224,7 @@ export class WriteBatcher {
   readonly #batching: WriteBatcherOptions["batching"];
   readonly #openTransaction: (() => DirectConnection | null) | undefined;
   readonly #fenceAll: FenceAll | undefined;
+  readonly #holdsWriteLock: boolean;
   /** Queued writes by group, in order of each group's first write. */
   #groups = new Map<unknown, Queued[]>();
   #queued = 0;
@@ -239,15 +240,19 @@ export class WriteBatcher {
     this.#batching = options.batching;
     this.#openTransaction = options.openTransaction;
     this.#fenceAll = options.batching === "pool" ? options.fenceAll : undefined;
+    // SQLite's transactions begin IMMEDIATE (node-sqlite.dialect.ts), batched or not.
+    this.#holdsWriteLock =
+      options.batching === "connection" ||
+      (options.batching === "none" && db.getExecutor().adapter instanceof SqliteAdapter);
   }
 
   /**
    * Whether a write runs holding the database's write lock from its start (SQLite's BEGIN
    * IMMEDIATE): then reading a row is as good a fence as updating it, since nobody else can
-   * change it before the commit. On PostgreSQL only an UPDATE (or a row lock) fences.
+   * change it before the commit. On PostgreSQL only a row lock (or an UPDATE) fences.
    */
   get holdsWriteLock(): boolean {
-    return this.#batching === "connection";
+    return this.#holdsWriteLock;
   }
 
   /**
