@@ -177,7 +177,6 @@ async function appendServiceEvent(tx: Transaction<Database>, id: string, event: 
 
 /** The seq after a run's last stored event. */
 const nextSeqOf = (id: string) => sql<number>`(select coalesce(max(seq), 0) + 1 from run_events where run_id = ${id})`;
-/** The fence of a worker's writes where only a row lock serialises them with a takeover (PostgreSQL). */
 /**
  * The fence where the transaction does not hold the write lock from its start (PostgreSQL): the
  * run's row locked as an update of it would lock it (FOR NO KEY UPDATE), if its lease still holds.
