@@ -1,6 +1,6 @@
 // Runs and their events. Every write a worker makes is fenced by the run's lease_gen: once another
 // worker has taken the run (lease_gen + 1), the old holder's writes change nothing.
-import { randomUUIDv7 } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database, RunEventRow, RunRow } from "../models/database.model.js";
 import { queueCallback } from "./callback-outbox.repository.js";
@@ -348,10 +348,7 @@ export class RunRepository {
   ): Promise<{ run: RunRow; created: boolean }> {
     const now = nowIso();
     const row: RunRow = {
-      // Ordered by time (UUIDv7): the run's id leads the keys of its events, checkpoints and task
-      // writes, so the rows of runs in flight go in at the right edge of those indexes, a few pages
-      // per commit, instead of a random page each (decision 0035).
-      id: randomUUIDv7(),
+      id: randomUUID(),
       owner_id: input.ownerId,
       workflow_id: input.workflowId,
       workflow_version: input.workflowVersion,
