@@ -140,16 +140,15 @@ class NodeSqliteConnection implements DatabaseConnection {
       const { changes, lastInsertRowid } = prepared.statement.run(...parameters);
       result = { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
     }
-    const durability = this.#shared.durability;
-    if (durability) {
-      const mark = durability.touch();
-      if (!prepared.reads && !this.inTransaction) {
+    const mark = this.#shared.durability?.touch();
+    // A write outside a transaction (COMMIT included) has committed and let go of the write lock.
+    if (!prepared.reads && !this.inTransaction) {
+      if (mark !== undefined) {
         this.committed = mark;
         this.#shared.checkpointer?.committed();
       }
+      lockReleased();
     }
-    // A write outside a transaction (COMMIT included) has let go of the write lock.
-    if (!prepared.reads && !this.inTransaction) lockReleased();
     return result;
   }
 

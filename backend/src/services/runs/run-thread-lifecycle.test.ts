@@ -1,7 +1,8 @@
 // A run thread's own start and end, with real threads: one that cannot start (its module throws,
 // or its database cannot be opened or reached) rejects the turns handed to it with an error that
 // says so and counts one background failure per attempt, never hangs; one that does not stop
-// within its close timeout is terminated (and counted); one that stops in time is not.
+// within its close timeout is terminated (and counted); one that stops in time is not; and each
+// thread gets the process's counter of SQLite lock releases.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Config, loadConfig } from "../../core/config.js";
 import { createLogger } from "../../core/logging.js";
+import { lockReleases } from "../../repositories/sqlite-busy-wait.js";
 import { BackgroundMonitor } from "../background-monitor.js";
 import { MemoryRunBus } from "./run-bus.js";
 import { RunThread } from "./run-thread.js";
@@ -124,6 +126,31 @@ describe("run thread start and close", () => {
     expect(monitor.view()).toMatchObject({ failures: 1, last_failure_task: "run" });
     // The turn it held is rejected as a thread that ended mid-turn (its run goes on after its lease).
     expect((await turn)?.message).toMatch(/^the run thread ended \(exit code 1\) during a turn/);
+  });
+
+  it("hands the thread the counter the process's SQLite connections move when they let go of the write lock", async () => {
+    // Moves the counter it was handed once per turn, as its connection would on a commit.
+    const entry = moduleOf(
+      "releases.mjs",
+      [
+        'import { parentPort, workerData } from "node:worker_threads";',
+        "const releases = new Int32Array(workerData.lockReleases);",
+        'parentPort.on("message", (message) => {',
+        '  if (message.type === "execute") {',
+        "    Atomics.add(releases, 0, 1);",
+        '    parentPort.postMessage({ type: "done", runId: message.runId, turn: message.turn });',
+        "  }",
+        '  if (message.type === "close") { parentPort.postMessage({ type: "closed" }); parentPort.close(); }',
+        "});",
+        'parentPort.postMessage({ type: "ready" });',
+      ].join("\n"),
+    );
+    const { thread } = threadOf({ entry });
+    const releases = new Int32Array(lockReleases());
+    const before = Atomics.load(releases, 0);
+    await thread.execute("run-a");
+    expect(Atomics.load(releases, 0)).toBe(before + 1);
+    await thread.close();
   });
 
   it("does not terminate or count a thread that stops within its close timeout", async () => {
