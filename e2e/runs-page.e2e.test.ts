@@ -104,7 +104,11 @@ describe("the runs page in a browser", () => {
         await page.getByTestId("runs-filter-trigger").selectOption("editor");
         await expect.poll(() => page.getByTestId("runs-page").textContent()).toContain(TEXT[lang].none);
         await page.getByTestId("runs-filter-trigger").selectOption("api");
-        await page.getByTestId("runs-filter-id").fill(urgent.slice(0, 8).toUpperCase());
+        // Each row shows its id's end (a run id starts with its time), and the filter finds a run by it.
+        for (const id of [urgent, normal]) {
+          expect(await page.locator(`[data-run-id="${id}"]`).getByTestId("run-open").textContent()).toBe(id.slice(-8));
+        }
+        await page.getByTestId("runs-filter-id").fill(urgent.slice(-8).toUpperCase());
         await expect.poll(() => rows.count()).toBe(1);
         expect(await rows.first().getAttribute("data-run-id")).toBe(urgent);
         await page.getByTestId("runs-filter-id").fill("");

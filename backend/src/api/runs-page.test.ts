@@ -198,8 +198,20 @@ describe("the runs page", () => {
     it("finds a run by its id or the start of it, in any case", async () => {
       const id = runs.ok1 as string;
       expect((await list(`q=${id}`)).map((r) => r.id)).toEqual([id]);
-      expect((await list(`q=${id.slice(0, 13).toUpperCase()}`)).map((r) => r.id)).toEqual([id]);
+      // Past the time the id starts with (UUIDv7), into its random part: runs of the same
+      // millisecond share the first 13 characters.
+      expect((await list(`q=${id.slice(0, 28).toUpperCase()}`)).map((r) => r.id)).toEqual([id]);
       expect(await list("q=ffffffff-ffff-ffff")).toEqual([]);
+    });
+
+    it("finds a run by the end of its id, the short id the runs page shows", async () => {
+      // Every run of this suite was created within the same minutes: a UUIDv7's first characters are
+      // its time and are shared; its last ones are random.
+      const id = runs.ok1 as string;
+      expect((await list(`q=${id.slice(-8).toUpperCase()}`)).map((r) => r.id)).toEqual([id]);
+      expect((await list(`q=${id.slice(-17)}`)).map((r) => r.id)).toEqual([id]);
+      // A part from the middle is neither a start nor an end.
+      expect(await list(`q=${id.slice(9, 18)}`)).toEqual([]);
     });
 
     it("never lists another user's runs, whatever the filter", async () => {

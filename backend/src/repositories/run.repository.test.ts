@@ -176,6 +176,21 @@ describe("run repository fencing", () => {
     },
   );
 
+  it("gives each new run an id ordered by the time it was created (UUIDv7)", async () => {
+    const before = Date.now();
+    const { run: first } = await newRun();
+    const { run: second } = await newRun();
+    const after = Date.now();
+    for (const { id } of [first, second]) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      // The first 48 bits are the creation time in milliseconds.
+      const created = Number.parseInt(id.replace("-", "").slice(0, 12), 16);
+      expect(created).toBeGreaterThanOrEqual(before);
+      expect(created).toBeLessThanOrEqual(after);
+    }
+    expect(first.id.slice(0, 13) <= second.id.slice(0, 13)).toBe(true);
+  });
+
   it("does not lease a run that has ended", async () => {
     const { run } = await newRun();
     await runs.transition(run.id, ["queued"], "cancelled");

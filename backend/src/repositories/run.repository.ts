@@ -1,6 +1,6 @@
 // Runs and their events. Every write a worker makes is fenced by the run's lease_gen: once another
 // worker has taken the run (lease_gen + 1), the old holder's writes change nothing.
-import { randomUUID } from "node:crypto";
+import { randomUUIDv7 } from "node:crypto";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database, RunEventRow, RunRow } from "../models/database.model.js";
 import { queueCallback } from "./callback-outbox.repository.js";
@@ -70,8 +70,8 @@ export interface RunFilter {
   from?: string;
   /** Created at or before this ISO time. */
   to?: string;
-  /** A run id or the start of one. */
-  idPrefix?: string;
+  /** The start or the end of a run's id: the runs page shows the end (a UUIDv7 starts with its time). */
+  idPart?: string;
 }
 
 const ACTIVE = ["queued", "running"];
@@ -348,7 +348,10 @@ export class RunRepository {
   ): Promise<{ run: RunRow; created: boolean }> {
     const now = nowIso();
     const row: RunRow = {
-      id: randomUUID(),
+      // Ordered by time (UUIDv7): the run's id leads the keys of its events, checkpoints and task
+      // writes, so the rows of runs in flight go in at the right edge of those indexes, a few pages
+      // per commit, instead of a random page each (decision 0035).
+      id: randomUUIDv7(),
       owner_id: input.ownerId,
       workflow_id: input.workflowId,
       workflow_version: input.workflowVersion,
@@ -464,8 +467,10 @@ export class RunRepository {
     if (filter.scheduleId) query = query.where("runs.schedule_id", "=", filter.scheduleId);
     if (filter.from) query = query.where("runs.created_at", ">=", filter.from);
     if (filter.to) query = query.where("runs.created_at", "<=", filter.to);
-    // The prefix holds only hex digits and dashes (checked by the route): no LIKE wildcards.
-    if (filter.idPrefix) query = query.where("runs.id", "like", `${filter.idPrefix}%`);
+    // The part holds only hex digits and dashes (checked by the route): no LIKE wildcards.
+    const part = filter.idPart;
+    if (part)
+      query = query.where((eb) => eb.or([eb("runs.id", "like", `${part}%`), eb("runs.id", "like", `%${part}`)]));
     return query.orderBy("runs.created_at", "desc").orderBy("runs.id").limit(limit).offset(offset).execute();
   }
 

@@ -20,7 +20,7 @@ export const runListFilters = z.strictObject({
   q: z
     .string()
     .trim()
-    .regex(/^[0-9a-fA-F-]{1,36}$/, "a run id or the start of one: hex digits and dashes")
+    .regex(/^[0-9a-fA-F-]{1,36}$/, "a run id, or its first or last characters: hex digits and dashes")
     .optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),

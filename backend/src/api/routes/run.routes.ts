@@ -32,7 +32,7 @@ export const runRoutes =
         return pageResponse(
           await c.runs.list(
             actorOf(request),
-            { workflowId: workflow_id, status, trigger, scheduleId: schedule_id, from, to, idPrefix: q },
+            { workflowId: workflow_id, status, trigger, scheduleId: schedule_id, from, to, idPart: q },
             { limit, offset },
           ),
         );

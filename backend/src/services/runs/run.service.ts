@@ -307,7 +307,7 @@ export class RunService {
       ...filter,
       from: from?.toISOString(),
       to: to?.toISOString(),
-      idPrefix: filter.idPrefix?.toLowerCase(),
+      idPart: filter.idPart?.toLowerCase(),
     };
     const rows = await this.#runs.list(actor.userId, filter, page.limit + 1, page.offset);
     return toPage(rows.map(summary), page);

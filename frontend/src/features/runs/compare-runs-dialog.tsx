@@ -9,6 +9,7 @@ import { errorMessage } from "@/lib/error-message";
 import { cn } from "@/lib/utils";
 import type { RunComparison } from "../run/backend-shared";
 import { formatDuration, shortJson } from "../run/run-format";
+import { shortRunId } from "./run-short-id";
 
 type NodeSide = RunComparison["nodes"][number]["a"];
 
@@ -41,8 +42,8 @@ export function CompareRunsDialog({ runs, onClose }: { runs: [string, string] | 
               <thead>
                 <tr className="text-left text-xs text-muted-foreground">
                   <th className="w-40 py-1 font-medium">{t("runs.compare.field")}</th>
-                  <th className="py-1 font-mono font-medium">{data.a.id.slice(0, 8)}</th>
-                  <th className="py-1 font-mono font-medium">{data.b.id.slice(0, 8)}</th>
+                  <th className="py-1 font-mono font-medium">{shortRunId(data.a.id)}</th>
+                  <th className="py-1 font-mono font-medium">{shortRunId(data.b.id)}</th>
                 </tr>
               </thead>
               <tbody>

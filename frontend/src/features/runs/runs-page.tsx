@@ -16,6 +16,7 @@ import type { RunListItem } from "../run/backend-shared";
 import { formatDuration } from "../run/run-format";
 import { CompareRunsDialog } from "./compare-runs-dialog";
 import { filtersFrom, filtersToParams, RUN_STATUSES, RUN_TRIGGERS, type RunFilters, runsQuery } from "./run-filters";
+import { shortRunId } from "./run-short-id";
 
 const PAGE = 50;
 const FIELD = "h-8 rounded-md border bg-background px-2 text-sm";
@@ -158,7 +159,7 @@ export function RunsPage() {
               <TableCell>
                 <input
                   type="checkbox"
-                  aria-label={t("runs.columns.pickRun", { id: run.id.slice(0, 8) })}
+                  aria-label={t("runs.columns.pickRun", { id: shortRunId(run.id) })}
                   checked={picked.includes(run.id)}
                   onChange={(e) =>
                     setPicked((p) => (e.target.checked ? [...p, run.id].slice(-2) : p.filter((id) => id !== run.id)))
@@ -172,10 +173,10 @@ export function RunsPage() {
                     className="underline-offset-4 hover:underline"
                     data-testid="run-open"
                   >
-                    {run.id.slice(0, 8)}
+                    {shortRunId(run.id)}
                   </Link>
                 ) : (
-                  <span title={t("runs.draft")}>{run.id.slice(0, 8)}</span>
+                  <span title={t("runs.draft")}>{shortRunId(run.id)}</span>
                 )}
               </TableCell>
               <TableCell className="max-w-48 truncate">
