@@ -291,7 +291,7 @@ describe("DatabaseCheckpointSaver details", () => {
     const checkpointId = uuid6(0);
     const config = { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } };
     const before = writes.transactions;
-    // Asked for in one turn: one transaction; on PostgreSQL its rows go in one statement per kind.
+    // Asked for in one turn: one transaction; on PostgreSQL its rows go in one statement.
     await Promise.all([
       saver.putWrites(config, FIRST_WRITES, "t1", "~p"),
       saver.put(threadConfig(threadId), { ...emptyCheckpoint(), id: checkpointId }, { ...meta, step: 1 }, {}),

@@ -160,8 +160,8 @@ const WRITE_COLUMNS = [
   "task_path",
 ] as const satisfies readonly (keyof WriteRow)[];
 
-// A pool batch's checkpoints and task writes of all its runs, one statement per kind
-// (write-batcher.ts, `stage`), with the conflict rules of the statements above.
+// A pool batch's checkpoints and task writes of all its runs, with the conflict rules of the
+// statements above, inserted with its other staged rows in one statement (write-batcher.ts, `stage`).
 const CHECKPOINT_COLUMNS = [
   ["thread_id", "text"],
   ["checkpoint_ns", "text"],

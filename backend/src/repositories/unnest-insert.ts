@@ -2,32 +2,87 @@
 // order. The statement's text does not depend on how many rows there are, so it is prepared once
 // per connection like the other hot queries (prepared-query.ts), and it has as many parameters as
 // columns, however many rows. A pool batch inserts the rows its runs staged this way
-// (write-batcher.ts, `stage`).
-import { type Kysely, sql } from "kysely";
+// (write-batcher.ts, `stage`), the rows of all its tables in one statement: each table's INSERT but
+// the last in a data-modifying WITH, one round trip where there were one per table.
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "../models/database.model.js";
-import { preparedQuery } from "./prepared-query.js";
+import { type PreparedQuery, preparedQuery } from "./prepared-query.js";
 
 /** A column and its PostgreSQL type. */
 export type UnnestColumn<R> = readonly [name: keyof R & string, type: "text" | "integer"];
 
+/** Where rows go: a table, its columns, and the ON CONFLICT clause (constant SQL text). */
+export interface UnnestTarget<R> {
+  readonly table: keyof Database & string;
+  readonly columns: readonly UnnestColumn<R>[];
+  readonly conflict: string;
+}
+
+/** Inserts rows of one target in one statement; `target` lets a batch insert them with others'. */
+export type UnnestInsert<R> = ((db: Kysely<Database>, rows: readonly R[]) => Promise<unknown>) & {
+  readonly target: UnnestTarget<R>;
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: targets of any row type share the statements' cache.
+type AnyTarget = UnnestTarget<any>;
+type Arrays = Record<string, unknown[]>;
+
+/** The INSERT of the `index`th target, its arrays named `p<index>_<column>`. */
+function insertOf(target: AnyTarget, index: number, arrays: Arrays): RawBuilder<unknown> {
+  const { table, columns, conflict } = target;
+  return sql`insert into ${sql.table(table)} (${sql.join(columns.map(([name]) => sql.ref(name)))}) select * from unnest(${sql.join(
+    columns.map(([name, type]) => sql`${arrays[`p${index}_${name}`]}::${sql.raw(type)}[]`),
+  )}) ${sql.raw(conflict)}`;
+}
+
+// One prepared statement per list of targets (a batch stages a few kinds: a handful of lists).
+const targetIds = new Map<AnyTarget, number>();
+const statements = new Map<string, PreparedQuery<Arrays, unknown>>();
+
+function idOf(target: AnyTarget): number {
+  const id = targetIds.get(target) ?? targetIds.size;
+  targetIds.set(target, id);
+  return id;
+}
+
+function statementFor(targets: readonly AnyTarget[]): PreparedQuery<Arrays, unknown> {
+  const key = targets.map(idOf).join(",");
+  let statement = statements.get(key);
+  if (!statement) {
+    statement = preparedQuery((db: Kysely<Database>, arrays: Arrays) => {
+      const last = targets.length - 1;
+      const inserts = targets.map((target, i) => insertOf(target, i, arrays));
+      if (last === 0) return { compile: () => (inserts[0] as RawBuilder<unknown>).compile(db) };
+      const withs = inserts.slice(0, last).map((insert, i) => sql`${sql.raw(`s${i}`)} as (${insert})`);
+      return { compile: () => sql`with ${sql.join(withs)} ${inserts[last]}`.compile(db) };
+    });
+    statements.set(key, statement);
+  }
+  return statement;
+}
+
 /**
- * `insert into table (columns) select * from unnest(arrays) <conflict>`, where `conflict` is the
- * statement's ON CONFLICT clause, written here as constant SQL text.
+ * Rows of several targets in one statement. Their INSERTs see the same snapshot and none sees the
+ * others' rows: the targets must not insert rows under the same key of one table.
  */
+export function insertUnnested(
+  db: Kysely<Database>,
+  parts: readonly (readonly [target: AnyTarget, rows: readonly object[]])[],
+): Promise<unknown> {
+  const arrays: Arrays = {};
+  parts.forEach(([target, rows], i) => {
+    for (const [name] of target.columns)
+      arrays[`p${i}_${name}`] = rows.map((row) => (row as Record<string, unknown>)[name] ?? null);
+  });
+  return statementFor(parts.map(([target]) => target))(db, arrays);
+}
+
+/** `insert into table (columns) select * from unnest(arrays) <conflict>`. */
 export function unnestInsert<R extends object>(
   table: keyof Database & string,
   columns: readonly UnnestColumn<R>[],
   conflict: string,
-): (db: Kysely<Database>, rows: readonly R[]) => Promise<unknown> {
-  const query = preparedQuery((db: Kysely<Database>, arrays: Record<string, unknown[]>) => ({
-    compile: () =>
-      sql`insert into ${sql.table(table)} (${sql.join(columns.map(([name]) => sql.ref(name)))}) select * from unnest(${sql.join(
-        columns.map(([name, type]) => sql`${arrays[name]}::${sql.raw(type)}[]`),
-      )}) ${sql.raw(conflict)}`.compile(db),
-  }));
-  return (db, rows) => {
-    const arrays: Record<string, unknown[]> = {};
-    for (const [name] of columns) arrays[name] = rows.map((row) => (row as Record<string, unknown>)[name] ?? null);
-    return query(db, arrays);
-  };
+): UnnestInsert<R> {
+  const target: UnnestTarget<R> = { table, columns, conflict };
+  return Object.assign((db: Kysely<Database>, rows: readonly R[]) => insertUnnested(db, [[target, rows]]), { target });
 }

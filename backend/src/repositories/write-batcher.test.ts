@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { unnestInsert } from "./unnest-insert.js";
 import { type Fence, flushStaged, leaseScopeKey, type StagedInsert, stage, WriteBatcher } from "./write-batcher.js";
 
 const sqlite = inject("dbKind") === "sqlite";
@@ -175,7 +176,7 @@ describe("write batcher", () => {
         return group;
       }, group);
 
-    it.skipIf(sqlite)("inserts the rows a batch's runs staged in one statement per kind, in their order", async () => {
+    it.skipIf(sqlite)("inserts the rows a batch's runs staged of one kind in one statement, in their order", async () => {
       const { writes } = database;
       const { kind, statements } = probeKind("on conflict (k) do nothing");
       const before = writes.transactions;
@@ -232,6 +233,41 @@ describe("write batcher", () => {
       expect(await keys()).toEqual(["a1", "c1", "taken"]);
       // On PostgreSQL: the staged statement failed, then each run inserted its own rows.
       if (!sqlite) expect(statements).toEqual([["a1=1", "taken=1", "c1=1"], ["a1=1"], ["taken=1"], ["c1=1"]]);
+    });
+
+    it.skipIf(sqlite)("inserts the staged rows of several tables in one statement", async () => {
+      await sql`create table batch_probe_b (k text primary key, n integer not null)`.execute(database.db);
+      // Every statement run through Kysely's executor (BEGIN and COMMIT are not) is counted.
+      const statements: string[] = [];
+      const counted = database.db.withPlugin({
+        transformQuery: ({ node }) => node,
+        transformResult: async ({ result, queryId }) => {
+          statements.push(queryId.queryId);
+          return result;
+        },
+      });
+      const writes = new WriteBatcher(counted, { batching: "pool" });
+      const columns = [
+        ["k", "text"],
+        ["n", "integer"],
+      ] as const;
+      // The probe tables are not in the studio's schema (`as never`).
+      const intoA: StagedInsert<{ k: string; n: number }> = {
+        insert: unnestInsert("batch_probe" as never, columns, ""),
+      };
+      const intoB: StagedInsert<{ k: string; n: number }> = {
+        insert: unnestInsert("batch_probe_b" as never, columns, ""),
+      };
+      await Promise.all([
+        writeRows(writes, intoA, "run-a", [{ k: "a1", n: 1 }]),
+        writeRows(writes, intoB, "run-a", [{ k: "b1", n: 1 }]),
+        writeRows(writes, intoA, "run-b", [{ k: "a2", n: 2 }]),
+      ]);
+      expect(writes.transactions).toBe(1);
+      expect(statements).toHaveLength(1);
+      expect(await keys()).toEqual(["a1", "a2"]);
+      const b = await sql<{ k: string }>`select k from batch_probe_b`.execute(database.db);
+      expect(b.rows.map((r) => r.k)).toEqual(["b1"]);
     });
 
     it("lets a write that reads the batch's rows insert those staged before it first", async () => {

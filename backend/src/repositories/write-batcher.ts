@@ -20,10 +20,11 @@
 // runs that write in the same turn share it, and their leases are checked in one statement
 // (`fenceAll`). There every statement is a round trip, so a batch has no savepoint unless a write
 // fails, and the rows its runs insert (events, task writes, checkpoints) are staged and inserted
-// at its end in one statement per kind (`stage`, decision 0032).
+// at its end in one statement (`stage`, decisions 0032 and 0036).
 import { CompiledQuery, type Kysely, SqliteAdapter, type Transaction } from "kysely";
 import type { Database } from "../models/database.model.js";
 import { type DirectConnection, runDirectly } from "./prepared-query.js";
+import { insertUnnested, type UnnestInsert, type UnnestTarget } from "./unnest-insert.js";
 
 /** What the writes of one group share within one transaction (e.g. a lease already checked). */
 export type WriteScope = Map<string, unknown>;
@@ -79,9 +80,9 @@ const fenceOf = (writes: Queued[]): Fence | undefined => writes.find((queued) =>
 const fencedNow = new WeakMap<Transaction<Database>, Set<string>>();
 
 /**
- * Rows of one kind (one table and conflict rule) that a pool batch's writes leave for a single
- * statement at the batch's end: a superstep of 5 runs inserts its events, its task writes and its
- * checkpoints in 3 statements, not 15 round trips.
+ * Rows of one kind (one table and conflict rule) that a pool batch's writes leave for the batch's
+ * end: a superstep of 5 runs inserts its events, its task writes and its checkpoints in one
+ * statement, not 15 round trips.
  */
 export interface StagedInsert<R> {
   /** Inserts any number of rows in one statement, in their order. */
@@ -112,17 +113,23 @@ export function stage<R>(tx: Kysely<Database>, kind: StagedInsert<R>, rows: R[])
   return true;
 }
 
-/** Inserts the rows left in `tx` so far (see `stage`), one statement per kind. */
+/**
+ * Inserts the rows left in `tx` so far (see `stage`): the kinds that insert by unnesting arrays
+ * (`unnestInsert`) all in one statement, any other kind in one of its own.
+ */
 export async function flushStaged(tx: Kysely<Database>): Promise<void> {
   const kinds = staged.get(tx as Transaction<Database>);
   if (!kinds || kinds.size === 0) return;
   const all = [...kinds];
   kinds.clear();
+  const together: [UnnestTarget<unknown>, unknown[]][] = [];
   for (const [kind, rows] of all) {
-    const { key } = kind as StagedInsert<unknown>;
+    const { key, insert } = kind as StagedInsert<unknown>;
     const unique = key ? [...new Map(rows.map((row) => [key(row), row])).values()] : rows;
-    await (kind as StagedInsert<unknown>).insert(tx, unique);
+    if ("target" in insert) together.push([(insert as UnnestInsert<unknown>).target, unique]);
+    else await insert(tx, unique);
   }
+  if (together.length > 0) await insertUnnested(tx, together as [UnnestTarget<unknown>, object[]][]);
 }
 
 type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
