@@ -176,30 +176,33 @@ describe("write batcher", () => {
         return group;
       }, group);
 
-    it.skipIf(sqlite)("inserts the rows a batch's runs staged of one kind in one statement, in their order", async () => {
-      const { writes } = database;
-      const { kind, statements } = probeKind("on conflict (k) do nothing");
-      const before = writes.transactions;
-      await Promise.all([
-        writeRows(writes, kind, "run-b", [{ k: "b1", n: 1 }]),
-        writeRows(writes, kind, "run-a", [
-          { k: "a1", n: 1 },
-          { k: "a2", n: 2 },
-        ]),
-        writeRows(writes, kind, "run-b", [
-          { k: "b2", n: 2 },
-          { k: "a1", n: 9 },
-        ]),
-      ]);
-      expect(writes.transactions - before).toBe(1);
-      // The runs in the order of their ids, each run's rows in the order it wrote them.
-      expect(statements).toEqual([["a1=1", "a2=2", "b1=1", "b2=2", "a1=9"]]);
-      const { rows } = await sql<{ k: string; n: number }>`select k, n from batch_probe order by k`.execute(
-        database.db,
-      );
-      // The later row under a taken key was left out, as inserting each in turn would have.
-      expect(rows.map((r) => `${r.k}=${r.n}`)).toEqual(["a1=1", "a2=2", "b1=1", "b2=2"]);
-    });
+    it.skipIf(sqlite)(
+      "inserts the rows a batch's runs staged of one kind in one statement, in their order",
+      async () => {
+        const { writes } = database;
+        const { kind, statements } = probeKind("on conflict (k) do nothing");
+        const before = writes.transactions;
+        await Promise.all([
+          writeRows(writes, kind, "run-b", [{ k: "b1", n: 1 }]),
+          writeRows(writes, kind, "run-a", [
+            { k: "a1", n: 1 },
+            { k: "a2", n: 2 },
+          ]),
+          writeRows(writes, kind, "run-b", [
+            { k: "b2", n: 2 },
+            { k: "a1", n: 9 },
+          ]),
+        ]);
+        expect(writes.transactions - before).toBe(1);
+        // The runs in the order of their ids, each run's rows in the order it wrote them.
+        expect(statements).toEqual([["a1=1", "a2=2", "b1=1", "b2=2", "a1=9"]]);
+        const { rows } = await sql<{ k: string; n: number }>`select k, n from batch_probe order by k`.execute(
+          database.db,
+        );
+        // The later row under a taken key was left out, as inserting each in turn would have.
+        expect(rows.map((r) => `${r.k}=${r.n}`)).toEqual(["a1=1", "a2=2", "b1=1", "b2=2"]);
+      },
+    );
 
     it("keeps the last of rows with one key for an upsert, as applying them in turn would", async () => {
       const { writes } = database;
