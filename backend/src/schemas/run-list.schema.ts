@@ -16,7 +16,7 @@ export const runListFilters = z.strictObject({
   schedule_id: z.string().min(1).max(100).optional(),
   from: isoTime.optional(),
   to: isoTime.optional(),
-  /** A run id or its first characters (hex digits and dashes, any case). */
+  /** A run id, or its first or last characters (hex digits and dashes, any case). */
   q: z
     .string()
     .trim()
