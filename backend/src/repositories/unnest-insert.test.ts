@@ -67,6 +67,19 @@ describe.skipIf(sqlite)("unnest insert", () => {
     expect(await rowsOf("probe_b")).toEqual(["x=1"]);
   });
 
+  it("puts each table's rows in their own table whatever order the tables come in", async () => {
+    await insertUnnested(database.db, [
+      [intoB.target, [{ k: "b1", n: 1 }]],
+      [intoA.target, [{ k: "a1", n: 2 }]],
+    ]);
+    await insertUnnested(database.db, [
+      [intoA.target, [{ k: "a2", n: 3 }]],
+      [intoB.target, [{ k: "b2", n: 4 }]],
+    ]);
+    expect(await rowsOf("probe_a")).toEqual(["a1=2", "a2=3"]);
+    expect(await rowsOf("probe_b")).toEqual(["b1=1", "b2=4"]);
+  });
+
   it("takes a target with no rows in a statement with others", async () => {
     await insertUnnested(database.db, [
       [intoB.target, []],

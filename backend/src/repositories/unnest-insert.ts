@@ -35,7 +35,8 @@ function insertOf(target: AnyTarget, index: number, arrays: Arrays): RawBuilder<
   )}) ${sql.raw(conflict)}`;
 }
 
-// One prepared statement per list of targets (a batch stages a few kinds: a handful of lists).
+// One prepared statement per set of targets, in the order they were first seen: a batch stages a
+// few kinds in any order, and each set is planned once per connection whatever that order.
 const targetIds = new Map<AnyTarget, number>();
 const statements = new Map<string, PreparedQuery<Arrays, unknown>>();
 
@@ -69,12 +70,13 @@ export function insertUnnested(
   db: Kysely<Database>,
   parts: readonly (readonly [target: AnyTarget, rows: readonly object[]])[],
 ): Promise<unknown> {
+  const ordered = [...parts].sort(([a], [b]) => idOf(a) - idOf(b));
   const arrays: Arrays = {};
-  parts.forEach(([target, rows], i) => {
+  ordered.forEach(([target, rows], i) => {
     for (const [name] of target.columns)
       arrays[`p${i}_${name}`] = rows.map((row) => (row as Record<string, unknown>)[name] ?? null);
   });
-  return statementFor(parts.map(([target]) => target))(db, arrays);
+  return statementFor(ordered.map(([target]) => target))(db, arrays);
 }
 
 /** `insert into table (columns) select * from unnest(arrays) <conflict>`. */

@@ -122,14 +122,14 @@ export async function flushStaged(tx: Kysely<Database>): Promise<void> {
   if (!kinds || kinds.size === 0) return;
   const all = [...kinds];
   kinds.clear();
-  const together: [UnnestTarget<unknown>, unknown[]][] = [];
+  const together: [UnnestTarget<unknown>, object[]][] = [];
   for (const [kind, rows] of all) {
     const { key, insert } = kind as StagedInsert<unknown>;
     const unique = key ? [...new Map(rows.map((row) => [key(row), row])).values()] : rows;
-    if ("target" in insert) together.push([(insert as UnnestInsert<unknown>).target, unique]);
+    if ("target" in insert) together.push([(insert as UnnestInsert<unknown>).target, unique as object[]]);
     else await insert(tx, unique);
   }
-  if (together.length > 0) await insertUnnested(tx, together as [UnnestTarget<unknown>, object[]][]);
+  if (together.length > 0) await insertUnnested(tx, together);
 }
 
 type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
