@@ -39,7 +39,7 @@ describe("superstep command", () => {
     const first = runSuperstep(["migrate"], { STUDIO_DATA_DIR: dir });
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(
-      "Applied 0001-initial, 0002-runs, 0003-credentials, 0004-run-lifecycle, 0005-run-indexes, 0006-run-forks, 0007-run-pins, 0008-run-schedules (sqlite)",
+      "Applied 0001-initial, 0002-runs, 0003-credentials, 0004-run-lifecycle, 0005-run-indexes, 0006-run-forks, 0007-run-pins, 0008-run-schedules, 0009-run-partial-indexes (sqlite)",
     );
     expect(existsSync(join(dir, "superstep.db"))).toBe(true);
     const second = runSuperstep(["migrate"], { STUDIO_DATA_DIR: dir });

@@ -8,6 +8,7 @@ import * as runIndexes from "./0005-run-indexes.migration.js";
 import * as runForks from "./0006-run-forks.migration.js";
 import * as runPins from "./0007-run-pins.migration.js";
 import * as runSchedules from "./0008-run-schedules.migration.js";
+import * as runPartialIndexes from "./0009-run-partial-indexes.migration.js";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
@@ -18,4 +19,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "0006-run-forks": runForks,
   "0007-run-pins": runPins,
   "0008-run-schedules": runSchedules,
+  "0009-run-partial-indexes": runPartialIndexes,
 };
