@@ -92,6 +92,36 @@ describe("the light run context", () => {
     expect(calls).toEqual([]);
   });
 
+  it("gives a step that asks for no context of its own what LangChain gives it: the context variables alone", async () => {
+    // LangChain's own runWithConfig, which the light context replaces on the singleton.
+    const provider = AsyncLocalStorageProviderSingleton;
+    const upstream = Object.getPrototypeOf(provider).runWithConfig as typeof provider.runWithConfig;
+    const storage = provider.getInstance();
+    const config = { tags: ["step"], metadata: { step: 1 } };
+    type Seen = { store: unknown; variable: unknown; config: unknown };
+    const look = (): Seen => ({
+      store: storage.getStore(),
+      variable: getContextVariable("tenant"),
+      config: provider.getRunnableConfig(),
+    });
+    const both = (): [Seen, Seen] => [
+      provider.runWithConfig(config, look, true),
+      upstream.call(provider, config, look, true) as Seen,
+    ];
+    // Outside any context, and inside a node (a context with its config and LangChain context variables).
+    const [light, langChain] = both();
+    expect(light).toEqual(langChain);
+    expect(light.store).toBeUndefined();
+    const graph = graphOf(() => {
+      setContextVariable("tenant", "acme");
+      const [inNode, inNodeLangChain] = both();
+      expect(inNode).toEqual(inNodeLangChain);
+      return inNode;
+    });
+    const result = await graph.invoke({}, { configurable: { thread_id: "t-step" } });
+    expect(result.seen).toEqual([{ store: expect.any(Object), variable: "acme", config: undefined }]);
+  });
+
   it("uses the run tree of a LangChain tracer with a parent run, as LangChain does", () => {
     // A stand-in for LangChainTracer (which posts to LangSmith over the internet).
     class Tracer extends BaseCallbackHandler {

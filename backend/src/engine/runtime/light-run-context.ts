@@ -67,7 +67,16 @@ export function useLightRunContext(): void {
     // Without a tracer in the config, the environment or a tracing parent, LangChain's callback
     // setup (a copy of the handlers, the environment read again) could only lead to the light context.
     const quiet = !environmentCallbacks && previous?.tracingEnabled !== true && !hasTracer(config?.callbacks);
-    if (quiet && !avoidCreatingRootRunTree) {
+    if (quiet && avoidCreatingRootRunTree) {
+      // Each step of a stream (its generator's next()) asks for no context of its own: with no
+      // tracer, LangChain's setup makes none and keeps only the context variables, as here.
+      const kept: RunContextStore | undefined =
+        previous?.[_CONTEXT_VARIABLES_KEY] === undefined
+          ? undefined
+          : { [_CONTEXT_VARIABLES_KEY]: previous[_CONTEXT_VARIABLES_KEY] };
+      return storage.run(kept, callback);
+    }
+    if (quiet) {
       const light: RunContextStore = { tracingEnabled: false, extra: { [CHILD_CONFIG]: config } };
       if (previous?.[_CONTEXT_VARIABLES_KEY] !== undefined)
         light[_CONTEXT_VARIABLES_KEY] = previous[_CONTEXT_VARIABLES_KEY];
