@@ -18,27 +18,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     "runs_idempotency_idx",
   ])
     await db.schema.dropIndex(name).execute();
-  // Runs queued by a process that stopped (the sweep, by how long they have been queued).
-  await db.schema
-    .createIndex("runs_queued_idx")
-    .on("runs")
-    .column("updated_at")
-    .where(sql.ref("status"), "=", "queued")
-    .execute();
-  // Running runs whose lease expired (the sweep), or whose turn has lasted too long.
-  await db.schema
-    .createIndex("runs_running_idx")
-    .on("runs")
-    .column("lease_expires_at")
-    .where(sql.ref("status"), "=", "running")
-    .execute();
-  // Waits past their Human node's timeout.
-  await db.schema
-    .createIndex("runs_waiting_idx")
-    .on("runs")
-    .column("expires_at")
-    .where(sql.ref("status"), "=", "waiting")
-    .execute();
+  // The runs of one status: queued by a process that stopped, by how long they have been queued
+  // (the sweep); running, by lease (expired leases, overlong turns); waiting, by when the Human
+  // node's wait expires.
+  for (const [name, column, status] of [
+    ["runs_queued_idx", "updated_at", "queued"],
+    ["runs_running_idx", "lease_expires_at", "running"],
+    ["runs_waiting_idx", "expires_at", "waiting"],
+  ] as const)
+    await db.schema.createIndex(name).on("runs").column(column).where(sql.ref("status"), "=", status).execute();
   // Admission counts the owner's queued and running runs.
   await db.schema
     .createIndex("runs_owner_active_idx")
