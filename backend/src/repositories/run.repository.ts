@@ -626,9 +626,9 @@ export class RunRepository {
    */
   findTakeable(now: string, options: { queuedBefore?: string; limit?: number } = {}) {
     const { queuedBefore, limit = 10_000 } = options;
-    // The first condition is implied by the second; said outright, it lets either database read
-    // the index of active runs instead of every run (neither matches an OR's branches to partial
-    // indexes).
+    // The first condition is implied by the second; said outright, it lets SQLite read the index
+    // of active runs instead of every run (it does not match an OR's branches to partial indexes;
+    // PostgreSQL may, with the indexes of queued and of running runs).
     return this.#db
       .selectFrom("runs")
       .select(["id", "owner_id", "lease_gen"])
