@@ -81,7 +81,7 @@ const TERMINAL = ["ok", "error", "cancelled", "timeout", "expired"];
 // are written into the SQL, never bound as parameters (a prepared statement's plan could not
 // use the index).
 const statusIs = (status: "queued" | "running" | "waiting") => sql<boolean>`status = ${sql.lit(status)}`;
-const STATUS_IS_ACTIVE = sql<boolean>`status in ('queued', 'running')`;
+const STATUS_IS_ACTIVE = sql<boolean>`status in (${sql.join(ACTIVE.map((status) => sql.lit(status)))})`;
 
 // The queries of every run's path (trigger, lease, events, ending), compiled once.
 const RUN_COLUMNS = [
