@@ -399,16 +399,25 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    await this.#write(threadId, async (tx) => {
-      // After the rows this batch staged (the thread's among them), as if each had been inserted in turn.
-      await flushStaged(tx);
-      await tx.deleteFrom("checkpoint_writes").where("thread_id", "=", threadId).execute();
-      await tx.deleteFrom("checkpoints").where("thread_id", "=", threadId).execute();
-    });
+    await this.#write(
+      threadId,
+      async (tx) => {
+        // After the rows this batch staged (the thread's among them), as if each had been inserted in turn.
+        await flushStaged(tx);
+        await tx.deleteFrom("checkpoint_writes").where("thread_id", "=", threadId).execute();
+        await tx.deleteFrom("checkpoints").where("thread_id", "=", threadId).execute();
+      },
+      false,
+    );
   }
 
   /** All or nothing: the lease check when the thread is the fenced run's, then the write. */
-  async #write(threadId: string, write: (tx: Transaction<Database>) => Promise<void>): Promise<void> {
+  async #write(
+    threadId: string,
+    write: (tx: Transaction<Database>) => Promise<void>,
+    // The write only stages rows where it can (write-batcher.ts, `stages`).
+    stages = true,
+  ): Promise<void> {
     const fence = this.#fence;
     await this.#writes.run(
       async (tx, scope) => {
@@ -423,7 +432,7 @@ export class DatabaseCheckpointSaver extends BaseCheckpointSaver {
         await write(tx);
       },
       threadId,
-      { acknowledge: this.#acknowledge, fence: fence?.runId === threadId ? fence : undefined },
+      { acknowledge: this.#acknowledge, fence: fence?.runId === threadId ? fence : undefined, stages },
     );
   }
 

@@ -12,7 +12,7 @@ import type { Database as Schema } from "../models/database.model.js";
 import { MIGRATIONS } from "../models/migrations/index.js";
 import { NodeSqliteDialect } from "./node-sqlite.dialect.js";
 import { preparedShapeName } from "./prepared-query.js";
-import { fenceLeases } from "./run.repository.js";
+import { fenceLeases, insertFenced } from "./run.repository.js";
 import { FOREGROUND_CHECKPOINT_FRAMES, WalCheckpointer } from "./wal-checkpointer.js";
 import { type SyncFile, WalDurability } from "./wal-durability.js";
 import { WriteBatcher } from "./write-batcher.js";
@@ -116,13 +116,14 @@ export function openDatabase(
     const runDb = openPool(POSTGRES_RUN_POOL_MAX);
     const db = options.serves === "runs" ? runDb : openPool(POSTGRES_REQUEST_POOL_MAX);
     // One batcher per pool: a run's writes through one pool are in one batch in flight at a time.
-    const runWrites = new WriteBatcher(runDb, { batching: "pool", fenceAll: fenceLeases });
+    const batching = { batching: "pool", fenceAll: fenceLeases, insertFenced } as const;
+    const runWrites = new WriteBatcher(runDb, batching);
     return {
       db,
       kind: "postgres",
       settled: async () => {},
       settledNow: async () => {},
-      writes: db === runDb ? runWrites : new WriteBatcher(db, { batching: "pool", fenceAll: fenceLeases }),
+      writes: db === runDb ? runWrites : new WriteBatcher(db, batching),
       forRuns: { db: runDb, writes: runWrites },
       durability: null,
       close: async () => {

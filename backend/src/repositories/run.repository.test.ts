@@ -1,7 +1,10 @@
+import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
-import { fenceLeases, RunRepository } from "./run.repository.js";
+import { DatabaseCheckpointSaver } from "./checkpoint.saver.js";
+import { fenceLeases, insertFenced, RunRepository } from "./run.repository.js";
+import { WriteBatcher } from "./write-batcher.js";
 
 describe("run repository fencing", () => {
   let database: TestDatabase;
@@ -244,5 +247,154 @@ describe("run repository fencing", () => {
     const resumed = await runs.lease(run.id, "worker-c", 1_000, at(3 * 24 * 3600_000));
     expect(resumed?.turn_started_at).toBe(at(3 * 24 * 3600_000).toISOString());
     expect(resumed?.started_at).toBe(t0.toISOString());
+  });
+});
+
+describe.runIf(inject("dbKind") === "postgres")("a batch of rows that runs only stage, on PostgreSQL", () => {
+  let database: TestDatabase;
+  let ownerId: string;
+  let statements: string[];
+  let transactions: number;
+  let writes: WriteBatcher;
+  let runs: RunRepository;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    ownerId = await insertTestOwner(database.db);
+  });
+  afterAll(() => database.drop());
+  beforeEach(() => {
+    statements = [];
+    transactions = 0;
+    // Every statement run through Kysely's executor is recorded, and every transaction begun.
+    const recorded = database.forRuns.db.withPlugin({
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result, queryId }) => {
+        statements.push(queryId.queryId);
+        return result;
+      },
+    });
+    const counted = new Proxy(recorded, {
+      get(target, name) {
+        if (name === "transaction") transactions++;
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    writes = new WriteBatcher(counted, { batching: "pool", fenceAll: fenceLeases, insertFenced });
+    runs = new RunRepository(counted, { writes });
+  });
+
+  const leasedRun = async () => {
+    const { run } = await runs.create({
+      ownerId,
+      workflowId: null,
+      workflowVersion: null,
+      contentHash: "h",
+      document: "{}",
+      trigger: "api",
+      mode: "full",
+      input: "{}",
+      context: "{}",
+      idempotencyKey: null,
+      callbackUrl: null,
+      apiKeyId: null,
+    });
+    await runs.lease(run.id, "worker-a", 60_000);
+    return run.id;
+  };
+  const event = (seq: number, data = "{}") => ({
+    seq,
+    type: "node_started",
+    node_id: "n",
+    superstep: 1,
+    ts: new Date().toISOString(),
+    data,
+  });
+  const meta = { source: "loop" as const, step: 0, parents: {} };
+  const saverOf = (runId: string) =>
+    new DatabaseCheckpointSaver(database.forRuns.db, { fence: { runId, leaseGen: 1 }, writes, acknowledge: "commit" });
+  const superstep = async (runId: string, data = "{}") => {
+    const saver = saverOf(runId);
+    const config = { configurable: { thread_id: runId, checkpoint_ns: "" } };
+    const [stored] = await Promise.all([
+      saver.put(config, { ...emptyCheckpoint(), id: uuid6(0) }, meta, {}),
+      runs.appendEvents(runId, 1, [event(1, data)]),
+    ]);
+    return stored;
+  };
+  const rowsOf = async (runId: string) => ({
+    checkpoints: (
+      await sql<{ n: number }>`select count(*)::int as n from checkpoints where thread_id = ${runId}`.execute(
+        database.db,
+      )
+    ).rows[0]?.n,
+    events: (await runs.listEvents(runId, 0, 10)).map((e) => e.seq),
+  });
+
+  it("inserts the rows of several runs in one statement that checks their leases, with no transaction", async () => {
+    const [a, b] = [await leasedRun(), await leasedRun()];
+    statements = [];
+    transactions = 0;
+    const before = writes.transactions;
+    await Promise.all([superstep(a), superstep(b)]);
+    expect(statements).toHaveLength(1);
+    expect(transactions).toBe(0);
+    expect(writes.transactions - before).toBe(1);
+    expect(await rowsOf(a)).toEqual({ checkpoints: 1, events: [1] });
+    expect(await rowsOf(b)).toEqual({ checkpoints: 1, events: [1] });
+  });
+
+  it("inserts none of the rows when one lease is gone, then commits the others' and refuses that run's writes", async () => {
+    const [kept, lost] = [await leasedRun(), await leasedRun()];
+    await runs.lease(lost, "worker-b", 60_000, new Date(Date.now() + 61_000));
+    const saver = saverOf(lost);
+    const config = { configurable: { thread_id: lost, checkpoint_ns: "" } };
+    const outcomes = await Promise.allSettled([
+      superstep(kept),
+      saver.put(config, { ...emptyCheckpoint(), id: uuid6(0) }, meta, {}),
+      runs.appendEvents(lost, 1, [event(1)]),
+    ]);
+    // The run's writes of one batch stand or fall together: its checkpoint found the lease lost.
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected"]);
+    expect(outcomes[1]).toMatchObject({ reason: { code: "LEASE_LOST" } });
+    expect(outcomes[2]).toMatchObject({ reason: { code: "LEASE_LOST" } });
+    expect(await rowsOf(kept)).toEqual({ checkpoints: 1, events: [1] });
+    expect(await rowsOf(lost)).toEqual({ checkpoints: 0, events: [] });
+  });
+
+  it("refuses only the run whose staged row the database refuses, and commits the others' rows", async () => {
+    const [good, bad] = [await leasedRun(), await leasedRun()];
+    // PostgreSQL's text takes no NUL: the one statement fails, then each run is applied alone.
+    const outcomes = await Promise.allSettled([superstep(good), superstep(bad, '{"x":"\u0000"}')]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
+    expect(await rowsOf(good)).toEqual({ checkpoints: 1, events: [1] });
+    expect(await rowsOf(bad)).toEqual({ checkpoints: 0, events: [] });
+  });
+
+  it("applies a write that said it only stages but runs a statement once, in a transaction", async () => {
+    const runId = await leasedRun();
+    await sql`create table if not exists stage_probe (k text primary key)`.execute(database.db);
+    statements = [];
+    transactions = 0;
+    let tries = 0;
+    const [, inserted] = await Promise.all([
+      superstep(runId),
+      writes.run(
+        async (tx) => {
+          tries++;
+          return (await sql`insert into stage_probe (k) values (${runId})`.execute(tx)).numAffectedRows;
+        },
+        runId,
+        { stages: true, fence: { runId, leaseGen: 1 } },
+      ),
+    ]);
+    expect(inserted).toBe(1n);
+    // Tried without a database first (refused before it reached one), then applied for real.
+    expect(tries).toBe(2);
+    expect(transactions).toBe(1);
+    const probe = await sql<{ k: string }>`select k from stage_probe`.execute(database.db);
+    expect(probe.rows.map((r) => r.k)).toEqual([runId]);
+    expect(await rowsOf(runId)).toEqual({ checkpoints: 1, events: [1] });
   });
 });

@@ -7,7 +7,7 @@ import { queueCallback } from "./callback-outbox.repository.js";
 import { nowIso } from "./clock.js";
 import { isUniqueViolation } from "./database-errors.js";
 import { preparedQuery } from "./prepared-query.js";
-import { unnestInsert } from "./unnest-insert.js";
+import { insertUnnestedIf, type UnnestGuard, type UnnestTarget, unnestInsert } from "./unnest-insert.js";
 import { type Fence, leaseScopeKey, type StagedInsert, stage, WriteBatcher, type WriteScope } from "./write-batcher.js";
 
 export interface NewRun {
@@ -208,6 +208,28 @@ export async function fenceLeases(tx: Kysely<Database>, fences: Fence[]): Promis
       on runs.id = f.id and runs.lease_gen = f.gen
     order by runs.id for no key update of runs`.execute(tx);
   return rows.map((row) => ({ runId: row.id, leaseGen: row.lease_gen }));
+}
+
+/** The leases of `fenced_ids` / `fenced_gens` hold: their runs' rows locked as `fenceLeases` locks them. */
+const leasesHold: UnnestGuard<{ fenced_ids: unknown[]; fenced_gens: unknown[] }> = {
+  ctes: (v) => sql`fenced as materialized (select runs.id from runs
+    join unnest(${v.fenced_ids}::text[], ${v.fenced_gens}::integer[]) as f (id, gen)
+      on runs.id = f.id and runs.lease_gen = f.gen
+    order by runs.id for no key update of runs),
+    guard as (select count(*) = cardinality(${v.fenced_ids}::text[]) as held from fenced)`,
+};
+
+/**
+ * Rows of several tables inserted in one autocommitted statement only if every lease of `fences`
+ * holds (write-batcher.ts, `insertFenced`): true when they held and the rows are committed.
+ */
+export function insertFenced(
+  db: Kysely<Database>,
+  fences: Fence[],
+  parts: [target: UnnestTarget<unknown>, rows: object[]][],
+): Promise<boolean> {
+  const values = { fenced_ids: fences.map((f) => f.runId), fenced_gens: fences.map((f) => f.leaseGen) };
+  return insertUnnestedIf(db, leasesHold, values, parts);
 }
 
 /**
@@ -530,7 +552,7 @@ export class RunRepository {
         return true;
       },
       id,
-      { fence: { runId: id, leaseGen } },
+      { fence: { runId: id, leaseGen }, stages: true },
     );
   }
 

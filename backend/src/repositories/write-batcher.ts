@@ -20,8 +20,21 @@
 // runs that write in the same turn share it, and their leases are checked in one statement
 // (`fenceAll`). There every statement is a round trip, so a batch has no savepoint unless a write
 // fails, and the rows its runs insert (events, task writes, checkpoints) are staged and inserted
-// at its end in one statement (`stage`, decisions 0032 and 0036).
-import { CompiledQuery, type Kysely, SqliteAdapter, type Transaction } from "kysely";
+// at its end in one statement (`stage`, decisions 0032 and 0036). A batch of writes that do
+// nothing but stage rows (a superstep's events, task writes and checkpoint) is not even a
+// transaction: its rows go in one autocommitted statement that checks the runs' leases itself and
+// inserts nothing unless they all hold (`stages`, `insertFenced`; decision 0038).
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  type Transaction,
+} from "kysely";
 import type { Database } from "../models/database.model.js";
 import { type DirectConnection, runDirectly } from "./prepared-query.js";
 import { insertUnnested, type UnnestInsert, type UnnestTarget } from "./unnest-insert.js";
@@ -45,6 +58,17 @@ export const leaseScopeKey = (runId: string): string => `lease:${runId}`;
  */
 export type FenceAll = (tx: Transaction<Database>, fences: Fence[]) => Promise<Fence[]>;
 
+/**
+ * Inserts staged rows of several tables in one autocommitted statement that checks the leases
+ * `fences` first, locking their runs' rows as `FenceAll` does, and inserts nothing unless every
+ * one holds; true when they all held (the rows are committed), false when none was inserted.
+ */
+export type InsertFenced = (
+  db: Kysely<Database>,
+  fences: Fence[],
+  parts: [target: UnnestTarget<unknown>, rows: object[]][],
+) => Promise<boolean>;
+
 interface Queued {
   write: Write<unknown>;
   /** The lease the write checks (see `stillLeased`), to be checked with the batch's others. */
@@ -53,6 +77,8 @@ interface Queued {
   untilDisk: boolean;
   /** Someone waits for it (a trigger's answer): the batch goes on disk at once, not in the next sync. */
   urgent: boolean;
+  /** Once its lease is known to hold, the write runs no statement: it only stages rows (see `run`). */
+  stages: boolean;
   /** Told once the write is committed (visible to every later read), before it is on disk. */
   committed: (() => void) | undefined;
   resolve: (value: unknown) => void;
@@ -120,17 +146,63 @@ export function stage<R>(tx: Kysely<Database>, kind: StagedInsert<R>, rows: R[])
 export async function flushStaged(tx: Kysely<Database>): Promise<void> {
   const kinds = staged.get(tx as Transaction<Database>);
   if (!kinds || kinds.size === 0) return;
+  const { together, alone } = takeStaged(kinds);
+  for (const [insert, rows] of alone) await insert(tx, rows);
+  if (together.length > 0) await insertUnnested(tx, together);
+}
+
+/** The rows staged so far (taken out): those of unnesting kinds by table, the others with their insert. */
+function takeStaged(kinds: Map<StagedInsert<never>, unknown[]>) {
   const all = [...kinds];
   kinds.clear();
   const together: [UnnestTarget<unknown>, object[]][] = [];
+  const alone: [StagedInsert<unknown>["insert"], unknown[]][] = [];
   for (const [kind, rows] of all) {
     const { key, insert } = kind as StagedInsert<unknown>;
     const unique = key ? [...new Map(rows.map((row) => [key(row), row])).values()] : rows;
     if ("target" in insert) together.push([(insert as UnnestInsert<unknown>).target, unique as object[]]);
-    else await insert(tx, unique);
+    else alone.push([insert, unique]);
   }
-  if (together.length > 0) await insertUnnested(tx, together);
+  return { together, alone };
 }
+
+/** Answers a batch's writes, with what each group's writes returned or why the group failed. */
+function answerBatch(batch: Queued[][], outcomes: Outcome[], untilDisk: boolean): void {
+  batch.forEach((writes, i) => {
+    const outcome = outcomes[i] as Outcome;
+    for (const [j, queued] of writes.entries()) {
+      if (!untilDisk && outcome.ok) queued.committed?.();
+      if (queued.untilDisk !== untilDisk) continue;
+      if (outcome.ok) queued.resolve(outcome.values[j]);
+      else queued.reject(outcome.error);
+    }
+  });
+}
+
+/** Thrown where a staging-only write tries to run a statement: its batch is applied the usual way. */
+class StatementRefused extends Error {}
+
+/** A driver with no connection: what staging-only writes get, so that none can run a statement. */
+class RefusingDriver implements Driver {
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    throw new StatementRefused("a write that stages rows ran a statement");
+  }
+  async beginTransaction(): Promise<void> {}
+  async commitTransaction(): Promise<void> {}
+  async rollbackTransaction(): Promise<void> {}
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {}
+}
+
+const refusing = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new RefusingDriver(),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+  },
+});
 
 type Outcome = { ok: true; values: unknown[] } | { ok: false; error: unknown };
 
@@ -220,6 +292,12 @@ export interface WriteBatcherOptions {
    * per run (a round trip each on PostgreSQL).
    */
   fenceAll?: FenceAll;
+  /**
+   * On a pool: a batch whose writes all only stage rows (`stages`) is applied as one autocommitted
+   * statement that checks their leases, without BEGIN, a lease check and COMMIT: one round trip
+   * where there were four.
+   */
+  insertFenced?: InsertFenced;
 }
 
 // At most this many batches in flight on a pool: the run pool's other connections stay free for
@@ -231,6 +309,7 @@ export class WriteBatcher {
   readonly #batching: WriteBatcherOptions["batching"];
   readonly #openTransaction: (() => DirectConnection | null) | undefined;
   readonly #fenceAll: FenceAll | undefined;
+  readonly #insertFenced: InsertFenced | undefined;
   readonly #holdsWriteLock: boolean;
   /** Queued writes by group, in order of each group's first write. */
   #groups = new Map<unknown, Queued[]>();
@@ -247,6 +326,7 @@ export class WriteBatcher {
     this.#batching = options.batching;
     this.#openTransaction = options.openTransaction;
     this.#fenceAll = options.batching === "pool" ? options.fenceAll : undefined;
+    this.#insertFenced = options.batching === "pool" ? options.insertFenced : undefined;
     // SQLite's transactions begin IMMEDIATE (node-sqlite.dialect.ts), batched or not.
     this.#holdsWriteLock =
       options.batching === "connection" ||
@@ -272,7 +352,10 @@ export class WriteBatcher {
    * instead of waiting for the next batch, and with `statement` (the write is a single statement)
    * as a transaction by itself, without BEGIN and COMMIT: two round trips fewer for a trigger
    * waiting for its answer. On the embedded database it goes in this turn's batch, which is put on
-   * disk at once instead of in the next shared sync.
+   * disk at once instead of in the next shared sync. With `stages` (only with `fence`, or no lease
+   * to check), the write promises that, once its lease is known to hold, it only stages rows
+   * (`stage`) and runs no statement; on a pool such writes may then be applied without a
+   * transaction (`insertFenced`). One that runs a statement all the same is applied the usual way.
    */
   run<T>(
     write: Write<T>,
@@ -284,6 +367,7 @@ export class WriteBatcher {
       committed?: () => void;
       /** The lease `write` checks first (with `stillLeased`), when it is a run's; `group` is that run's id. */
       fence?: Fence;
+      stages?: boolean;
     } = {},
   ): Promise<T> {
     if (options.now && options.statement && this.#batching === "pool") return this.#statement(write, options.committed);
@@ -299,6 +383,7 @@ export class WriteBatcher {
         fence: options.fence,
         untilDisk: options.acknowledge !== "commit",
         urgent: options.now === true,
+        stages: options.stages === true,
         committed: options.committed,
         resolve: resolve as (value: unknown) => void,
         reject,
@@ -334,14 +419,73 @@ export class WriteBatcher {
       // Each batch fences its runs' rows in the order of their ids, as every other one does: two
       // transactions never wait for each other's rows the other way round.
       taken.sort(byRunId);
-      for (const [key] of taken) this.#inFlight.add(key);
-      this.#batchesInFlight++;
-      void this.#flush(taken.map(([, writes]) => writes)).finally(() => {
-        for (const [key] of taken) this.#inFlight.delete(key);
-        this.#batchesInFlight--;
-        this.#schedule();
-      });
+      // The groups that only stage rows make a batch of their own, without a transaction, when
+      // there is room for two batches.
+      const staging = this.#insertFenced ? taken.filter(([, writes]) => writes.every((queued) => queued.stages)) : [];
+      if (staging.length === taken.length) this.#launch(staging, (batch) => this.#flushStaging(batch));
+      else if (staging.length === 0 || this.#batchesInFlight + 2 > POOL_BATCHES_IN_FLIGHT)
+        this.#launch(taken, (batch) => this.#flush(batch));
+      else {
+        this.#launch(staging, (batch) => this.#flushStaging(batch));
+        this.#launch(
+          taken.filter(([, writes]) => !writes.every((queued) => queued.stages)),
+          (batch) => this.#flush(batch),
+        );
+      }
     }
+  }
+
+  /** Applies some groups as one batch in flight. */
+  #launch(taken: [unknown, Queued[]][], flush: (batch: Queued[][]) => Promise<void>): void {
+    for (const [key] of taken) this.#inFlight.add(key);
+    this.#batchesInFlight++;
+    void flush(taken.map(([, writes]) => writes)).finally(() => {
+      for (const [key] of taken) this.#inFlight.delete(key);
+      this.#batchesInFlight--;
+      this.#schedule();
+    });
+  }
+
+  /**
+   * Groups whose writes only stage rows: each applied as if its lease held, with a database that
+   * refuses every statement, and their rows inserted in one statement that checks those leases
+   * (`insertFenced`). Should a lease not hold, a write run a statement, or the statement fail, the
+   * batch is applied again the usual way (`#flush`), where each group finds out for itself: the
+   * writes only staged rows, so applying them again changes nothing but those rows.
+   */
+  async #flushStaging(batch: Queued[][]): Promise<void> {
+    const insertFenced = this.#insertFenced as InsertFenced;
+    // A key of its own for this batch's staged rows (`stage` finds them by it).
+    const tx = refusing.withoutPlugins() as Transaction<Database>;
+    const kinds = new Map<StagedInsert<never>, unknown[]>();
+    staged.set(tx, kinds);
+    const outcomes: Outcome[] = [];
+    let held = false;
+    try {
+      const fences: Fence[] = [];
+      for (const writes of batch) {
+        const scope: WriteScope = new Map();
+        const fence = fenceOf(writes);
+        if (fence) {
+          scope.set(leaseScopeKey(fence.runId), fence.leaseGen);
+          fences.push(fence);
+        }
+        const values: unknown[] = [];
+        for (const queued of writes) values.push(await queued.write(tx, scope));
+        outcomes.push({ ok: true, values });
+      }
+      const { together, alone } = takeStaged(kinds);
+      held = alone.length === 0 && (await insertFenced(this.#db, fences, together));
+    } catch {
+      // Applied again below, where the error (if it is one) reaches the writes it belongs to.
+      held = false;
+    } finally {
+      staged.delete(tx);
+    }
+    if (!held) return this.#flush(batch);
+    this.transactions++;
+    answerBatch(batch, outcomes, false);
+    answerBatch(batch, outcomes, true);
   }
 
   /** Whole groups that `free` allows, up to about BATCH_LIMIT writes, with their keys. */
@@ -363,17 +507,7 @@ export class WriteBatcher {
     let outcomes: Outcome[] = [];
     let committed = false;
     /** Answers the writes acknowledged at commit (`untilDisk` false) or once on disk (true). */
-    const answer = (untilDisk: boolean) => {
-      batch.forEach((writes, i) => {
-        const outcome = outcomes[i] as Outcome;
-        for (const [j, queued] of writes.entries()) {
-          if (!untilDisk && outcome.ok) queued.committed?.();
-          if (queued.untilDisk !== untilDisk) continue;
-          if (outcome.ok) queued.resolve(outcome.values[j]);
-          else queued.reject(outcome.error);
-        }
-      });
-    };
+    const answer = (untilDisk: boolean) => answerBatch(batch, outcomes, untilDisk);
     /** Whether the last transaction's writes were all applied (what failed after was its commit). */
     let applied = false;
     const commit = (
