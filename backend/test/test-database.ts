@@ -9,6 +9,7 @@ import pg from "pg";
 import { inject } from "vitest";
 import type { Database } from "../src/models/database.model.js";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "../src/repositories/database.js";
+import type { NewRun } from "../src/repositories/run.repository.js";
 import "./provided-context.js";
 
 export interface TestDatabase extends DatabaseHandle {
@@ -83,4 +84,23 @@ export async function insertTestOwner(
     })
     .execute();
   return id;
+}
+
+/** A run of a document of nothing, triggered by the API, for `RunRepository.create`. */
+export function testRunInput(ownerId: string, changes: Partial<NewRun> = {}): NewRun {
+  return {
+    ownerId,
+    workflowId: null,
+    workflowVersion: null,
+    contentHash: "h",
+    document: "{}",
+    trigger: "api",
+    mode: "full",
+    input: "{}",
+    context: "{}",
+    idempotencyKey: null,
+    callbackUrl: null,
+    apiKeyId: null,
+    ...changes,
+  };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase, testRunInput } from "../../test/test-database.js";
 import { CallbackOutboxRepository } from "./callback-outbox.repository.js";
 import { RunRepository } from "./run.repository.js";
 
@@ -17,23 +17,7 @@ describe("callback outbox", () => {
   });
   afterAll(() => database.drop());
 
-  const newRun = async (callbackUrl: string | null) =>
-    (
-      await runs.create({
-        ownerId,
-        workflowId: null,
-        workflowVersion: null,
-        contentHash: "h",
-        document: "{}",
-        trigger: "api",
-        mode: "full",
-        input: "{}",
-        context: "{}",
-        idempotencyKey: null,
-        callbackUrl,
-        apiKeyId: null,
-      })
-    ).run;
+  const newRun = async (callbackUrl: string | null) => (await runs.create(testRunInput(ownerId, { callbackUrl }))).run;
   const ending = (status: string, finished: boolean) => ({
     status,
     state: "{}",

@@ -1,10 +1,19 @@
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase, testRunInput } from "../../test/test-database.js";
 import { DatabaseCheckpointSaver } from "./checkpoint.saver.js";
 import { fenceLeases, insertFenced, RunRepository } from "./run.repository.js";
 import { WriteBatcher } from "./write-batcher.js";
+
+const event = (seq: number, data = "{}") => ({
+  seq,
+  type: "node_started",
+  node_id: "n",
+  superstep: 1,
+  ts: new Date().toISOString(),
+  data,
+});
 
 describe("run repository fencing", () => {
   let database: TestDatabase;
@@ -18,29 +27,7 @@ describe("run repository fencing", () => {
   });
   afterAll(() => database.drop());
 
-  const newRun = () =>
-    runs.create({
-      ownerId,
-      workflowId: null,
-      workflowVersion: null,
-      contentHash: "h",
-      document: "{}",
-      trigger: "api",
-      mode: "full",
-      input: "{}",
-      context: "{}",
-      idempotencyKey: null,
-      callbackUrl: null,
-      apiKeyId: null,
-    });
-  const event = (seq: number) => ({
-    seq,
-    type: "node_started",
-    node_id: "n",
-    superstep: 1,
-    ts: new Date().toISOString(),
-    data: "{}",
-  });
+  const newRun = () => runs.create(testRunInput(ownerId));
   const ending = {
     status: "ok",
     state: "{}",
@@ -286,31 +273,10 @@ describe.runIf(inject("dbKind") === "postgres")("a batch of rows that runs only 
   });
 
   const leasedRun = async () => {
-    const { run } = await runs.create({
-      ownerId,
-      workflowId: null,
-      workflowVersion: null,
-      contentHash: "h",
-      document: "{}",
-      trigger: "api",
-      mode: "full",
-      input: "{}",
-      context: "{}",
-      idempotencyKey: null,
-      callbackUrl: null,
-      apiKeyId: null,
-    });
+    const { run } = await runs.create(testRunInput(ownerId));
     await runs.lease(run.id, "worker-a", 60_000);
     return run.id;
   };
-  const event = (seq: number, data = "{}") => ({
-    seq,
-    type: "node_started",
-    node_id: "n",
-    superstep: 1,
-    ts: new Date().toISOString(),
-    data,
-  });
   const meta = { source: "loop" as const, step: 0, parents: {} };
   const saverOf = (runId: string) =>
     new DatabaseCheckpointSaver(database.forRuns.db, { fence: { runId, leaseGen: 1 }, writes, acknowledge: "commit" });

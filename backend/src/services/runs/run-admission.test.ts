@@ -2,7 +2,7 @@
 // interleave: a run being created is counted once, by the admission until the database's count
 // sees it, then by the database.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { insertTestOwner, openTestDatabase, type TestDatabase } from "../../../test/test-database.js";
+import { insertTestOwner, openTestDatabase, type TestDatabase, testRunInput } from "../../../test/test-database.js";
 import { AppError } from "../../core/errors.js";
 import type { RunRow } from "../../models/database.model.js";
 import { type NewRun, RunRepository } from "../../repositories/run.repository.js";
@@ -30,20 +30,7 @@ describe("run admission", () => {
   });
   afterEach(() => database.drop());
 
-  const newRun = (): NewRun => ({
-    ownerId,
-    workflowId: null,
-    workflowVersion: null,
-    contentHash: "h",
-    document: "{}",
-    trigger: "hook",
-    mode: "full",
-    input: "{}",
-    context: "{}",
-    idempotencyKey: null,
-    callbackUrl: null,
-    apiKeyId: null,
-  });
+  const newRun = (): NewRun => testRunInput(ownerId, { trigger: "hook" });
   const admissionOf = (maxQueued: number) =>
     new RunAdmission({
       runs,
