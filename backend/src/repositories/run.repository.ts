@@ -211,7 +211,7 @@ export async function fenceLeases(tx: Kysely<Database>, fences: Fence[]): Promis
 }
 
 /** The leases of `fenced_ids` / `fenced_gens` hold: their runs' rows locked as `fenceLeases` locks them. */
-const leasesHold: UnnestGuard<{ fenced_ids: unknown[]; fenced_gens: unknown[] }> = {
+const leasesHold: UnnestGuard = {
   ctes: (v) => sql`fenced as materialized (select runs.id from runs
     join unnest(${v.fenced_ids}::text[], ${v.fenced_gens}::integer[]) as f (id, gen)
       on runs.id = f.id and runs.lease_gen = f.gen

@@ -35,8 +35,8 @@ type Arrays = Record<string, unknown[]>;
  * whatever the values, which it reads from the arrays it is given) defines common table
  * expressions, the last named `guard`, of one row with one boolean column, `held`.
  */
-export interface UnnestGuard<V extends Record<string, unknown[]>> {
-  readonly ctes: (values: V) => RawBuilder<unknown>;
+export interface UnnestGuard {
+  readonly ctes: (values: Record<string, unknown[]>) => RawBuilder<unknown>;
 }
 
 /** The INSERT of the `index`th target, its arrays named `p<index>_<column>`. */
@@ -78,7 +78,7 @@ function statementFor(targets: readonly AnyTarget[]): PreparedQuery<Arrays, unkn
 const guardedStatements = new WeakMap<object, Map<string, PreparedQuery<Arrays, { held: boolean }>>>();
 
 function guardedStatementFor(
-  guard: UnnestGuard<Arrays>,
+  guard: UnnestGuard,
   targets: readonly AnyTarget[],
 ): PreparedQuery<Arrays, { held: boolean }> {
   let byTargets = guardedStatements.get(guard);
@@ -115,16 +115,16 @@ function arraysOf(ordered: readonly (readonly [AnyTarget, readonly object[]])[],
  * arrays, `values`): true when it held and the rows were inserted, false when none was. As in
  * `insertUnnested`, no target may insert rows under the same key of one table as another.
  */
-export async function insertUnnestedIf<V extends Record<string, unknown[]>>(
+export async function insertUnnestedIf(
   db: Kysely<Database>,
-  guard: UnnestGuard<V>,
-  values: V,
+  guard: UnnestGuard,
+  values: Record<string, unknown[]>,
   parts: readonly (readonly [target: AnyTarget, rows: readonly object[]])[],
 ): Promise<boolean> {
   const ordered = [...parts].sort(([a], [b]) => idOf(a) - idOf(b));
   const arrays = arraysOf(ordered, { ...values });
   const statement = guardedStatementFor(
-    guard as unknown as UnnestGuard<Arrays>,
+    guard,
     ordered.map(([target]) => target),
   );
   const { rows } = await statement(db, arrays);

@@ -421,16 +421,16 @@ export class WriteBatcher {
       taken.sort(byRunId);
       // The groups that only stage rows make a batch of their own, without a transaction, when
       // there is room for two batches.
-      const staging = this.#insertFenced ? taken.filter(([, writes]) => writes.every((queued) => queued.stages)) : [];
-      if (staging.length === taken.length) this.#launch(staging, (batch) => this.#flushStaging(batch));
+      const staging: [unknown, Queued[]][] = [];
+      const others: [unknown, Queued[]][] = [];
+      for (const group of taken)
+        (this.#insertFenced && group[1].every((queued) => queued.stages) ? staging : others).push(group);
+      if (others.length === 0) this.#launch(staging, (batch) => this.#flushStaging(batch));
       else if (staging.length === 0 || this.#batchesInFlight + 2 > POOL_BATCHES_IN_FLIGHT)
         this.#launch(taken, (batch) => this.#flush(batch));
       else {
         this.#launch(staging, (batch) => this.#flushStaging(batch));
-        this.#launch(
-          taken.filter(([, writes]) => !writes.every((queued) => queued.stages)),
-          (batch) => this.#flush(batch),
-        );
+        this.#launch(others, (batch) => this.#flush(batch));
       }
     }
   }
