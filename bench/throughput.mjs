@@ -369,27 +369,50 @@ function reaped(child, name) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The bare process: LangGraph.js with the official SQLite saver, driven over IPC.
+// The bare process: LangGraph.js with an official saver, driven over IPC. `spec` is
+// { kind: "sqlite", file, synchronous } (the baseline of the targets) or { kind: "postgres", url,
+// schema } (the official PostgreSQL saver on the studio's server, for context).
 
-async function bareChild(file, synchronous) {
-  const langgraph = await import("@langchain/langgraph");
+async function openBareSaver(spec) {
+  const version = (name) =>
+    JSON.parse(readFileSync(join(BENCH_DIR, `node_modules/${name}/package.json`), "utf8")).version;
+  if (spec.kind === "postgres") {
+    const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
+    const saver = PostgresSaver.fromConnString(spec.url, spec.schema ? { schema: spec.schema } : undefined);
+    await saver.setup();
+    return {
+      saver,
+      info: () => ({
+        langgraph: version("@langchain/langgraph"),
+        saver: version("@langchain/langgraph-checkpoint-postgres"),
+        poolMax: saver.pool.options.max,
+      }),
+    };
+  }
   const { SqliteSaver } = await import("@langchain/langgraph-checkpoint-sqlite");
-  const saver = SqliteSaver.fromConnString(file);
+  const saver = SqliteSaver.fromConnString(spec.file);
   // The saver turns WAL on in setup(), which better-sqlite3's build makes synchronous NORMAL.
   saver.setup();
-  if (synchronous) saver.db.pragma(`synchronous = ${synchronous}`);
+  if (spec.synchronous) saver.db.pragma(`synchronous = ${spec.synchronous}`);
+  return {
+    saver,
+    info: () => ({
+      langgraph: version("@langchain/langgraph"),
+      saver: version("@langchain/langgraph-checkpoint-sqlite"),
+      journal: saver.db.pragma("journal_mode", { simple: true }),
+      synchronous: saver.db.pragma("synchronous", { simple: true }),
+    }),
+  };
+}
+
+async function bareChild(spec) {
+  const langgraph = await import("@langchain/langgraph");
+  const { saver, info } = await openBareSaver(spec);
   const graphs = bareGraphs(langgraph, saver);
   let thread = 0;
   process.on("message", async (message) => {
     if (message.cmd === "info") {
-      const version = (name) =>
-        JSON.parse(readFileSync(join(BENCH_DIR, `node_modules/${name}/package.json`), "utf8")).version;
-      process.send({
-        langgraph: version("@langchain/langgraph"),
-        saver: version("@langchain/langgraph-checkpoint-sqlite"),
-        journal: saver.db.pragma("journal_mode", { simple: true }),
-        synchronous: saver.db.pragma("synchronous", { simple: true }),
-      });
+      process.send(info());
       return;
     }
     const { graph, input } = graphs[message.graph];
@@ -421,8 +444,8 @@ async function bareChild(file, synchronous) {
   process.send({ ready: true });
 }
 
-async function startBare(file, synchronous) {
-  const child = fork(fileURLToPath(import.meta.url), ["--bare-child", file, synchronous ?? ""], {
+async function startBare(spec) {
+  const child = fork(fileURLToPath(import.meta.url), ["--bare-child", JSON.stringify(spec)], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = reaped(child, "the bare process");
@@ -495,7 +518,7 @@ async function freshPostgres(url) {
       await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
       await client.end();
     });
-    return { url: target.toString(), where: `schema ${name}` };
+    return { url: target.toString(), where: `schema ${name}`, schema: name };
   } finally {
     await admin.end();
   }
@@ -858,26 +881,38 @@ async function main() {
 
   // The studio's database.
   let databaseUrl = null;
+  // Where fresh databases for the studio and the bare PostgreSQL side come from.
+  let adminUrl = null;
   let databaseText = "SQLite (embedded, the studio's default)";
   if (options.postgres) {
     const { startPostgresCluster } = await import("../backend/test/postgres-cluster.ts");
     const cluster = await startPostgresCluster({ fsync: true });
     cleanups.push(() => cluster.stop());
-    const fresh = await freshPostgres(cluster.adminUrl);
+    adminUrl = cluster.adminUrl;
+    const fresh = await freshPostgres(adminUrl);
     databaseUrl = fresh.url;
     databaseText = `PostgreSQL (a throwaway cluster on loopback; fresh ${fresh.where})`;
   } else if (process.env.DATABASE_URL) {
-    const fresh = await freshPostgres(process.env.DATABASE_URL);
+    adminUrl = process.env.DATABASE_URL;
+    const fresh = await freshPostgres(adminUrl);
     databaseUrl = fresh.url;
     databaseText = `PostgreSQL (DATABASE_URL's server; fresh ${fresh.where})`;
   }
 
   // Two bare processes: the saver as it comes, and the same with every commit synced like the studio's.
   const bareDir = tempDir("superstep-bare-");
-  const bare = await startBare(join(bareDir, "bare.db"), null);
-  const bareFull = await startBare(join(bareDir, "bare-full.db"), "FULL");
+  const bare = await startBare({ kind: "sqlite", file: join(bareDir, "bare.db") });
+  const bareFull = await startBare({ kind: "sqlite", file: join(bareDir, "bare-full.db"), synchronous: "FULL" });
   const bareInfo = await bare.info();
   const bareFullInfo = await bareFull.info();
+  // On PostgreSQL, a third: the official PostgreSQL saver on a fresh database of the same server.
+  let barePg = null;
+  if (adminUrl) {
+    const fresh = await freshPostgres(adminUrl);
+    barePg = await startBare({ kind: "postgres", url: fresh.url, schema: fresh.schema });
+    barePg.where = fresh.where;
+  }
+  const barePgInfo = barePg ? await barePg.info() : null;
 
   const dataDir = tempDir("superstep-throughput-");
   const { env, limits } = studioEnvironment(options, dataDir, databaseUrl);
@@ -913,6 +948,12 @@ async function main() {
   console.log(
     "      the targets are against the saver as it comes (NORMAL in WAL mode: commits are synced only at checkpoints).",
   );
+  if (barePgInfo) {
+    console.log(
+      `      "bare-pg": @langchain/langgraph-checkpoint-postgres ${barePgInfo.saver} on the studio's PostgreSQL server (fresh ${barePg.where}; ` +
+        `a pool of ${barePgInfo.poolMax ?? "pg's default"} connections, as it comes): context, not a target.`,
+    );
+  }
   console.log(
     `Rounds: ${runs} runs each at ${IN_FLIGHT} in flight (closed loop), studio/bare/bare-full twice per graph; studio runs ` +
       `triggered with POST /api/hooks/workflows/:id/runs,\n        completion read from the studio's runs table every ${POLL_MS} ms (no request to the studio);\n` +
@@ -988,6 +1029,7 @@ async function main() {
     if (perGraph > 0) {
       await bare.round(name, perGraph, IN_FLIGHT);
       await bareFull.round(name, perGraph, IN_FLIGHT);
+      if (barePg) await barePg.round(name, perGraph, IN_FLIGHT);
     }
   }
   const afterWarmup = await readMemory(studio);
@@ -995,15 +1037,18 @@ async function main() {
   console.log(`Warm-up: ${studioRuns} studio runs; resident memory ${memoryPairText(afterWarmup)}\n`);
 
   // The interleaved rounds.
-  const sides = { studio: null, bare, "bare-full": bareFull };
+  const sides = { studio: null, bare, "bare-full": bareFull, ...(barePg ? { "bare-pg": barePg } : {}) };
   const results = {};
   for (const name of graphs) {
-    results[name] = { studio: [], bare: [], "bare-full": [] };
+    results[name] = Object.fromEntries(Object.keys(sides).map((side) => [side, []]));
     for (let round = 1; round <= 2; round++) {
       for (const [side, runner] of Object.entries(sides)) {
+        // The bare PostgreSQL side's database CPU, as the studio's: the studio is idle meanwhile.
+        const dbCpu = runner === barePg ? databaseCpuMs(studio) : null;
         const r = runner
           ? await runner.round(name, runs, IN_FLIGHT)
           : await studioRoundCounted(workflows[name], runs, IN_FLIGHT);
+        if (dbCpu !== null) r.dbCpuMs = databaseCpuMs(studio) - dbCpu;
         results[name][side].push(r);
         console.log(`  ${name} round ${round} ${side.padEnd(9)} ${roundText(r)}`);
       }
@@ -1155,6 +1200,21 @@ async function main() {
         `${name}: CPU per run, studio + PostgreSQL / bare`,
         `${fixed(s.cpu, 2)} + ${fixed(db, 2)} ms = ${fixed((s.cpu + db) / b.cpu, 2)}×`,
         "(context: bare's SQLite works in its process)",
+        null,
+      );
+    }
+    if (barePg) {
+      const p = totals(results[name]["bare-pg"]);
+      // With the server's CPU on both sides when it runs on this machine.
+      const dbOf = (rounds, completed) =>
+        studio.databasePid ? rounds.reduce((sum, r) => sum + r.dbCpuMs, 0) / completed : 0;
+      const studioCpu = s.cpu + dbOf(results[name].studio, s.completed);
+      const barePgCpu = p.cpu + dbOf(results[name]["bare-pg"], p.completed);
+      add(
+        `${name}: against bare-pg (CPU${studio.databasePid ? " with PostgreSQL's" : ""}, runs/s)`,
+        `${fixed(studioCpu, 2)} / ${fixed(barePgCpu, 2)} ms = ${fixed(studioCpu / barePgCpu, 2)}×, ` +
+          `${fixed(s.rate)} / ${fixed(p.rate)} = ${fixed(s.rate / p.rate, 2)}×`,
+        "(context: LangGraph.js on the same server)",
         null,
       );
     }
@@ -1670,7 +1730,7 @@ async function redisMain(options, count) {
 
 const bareIndex = process.argv.indexOf("--bare-child");
 if (bareIndex >= 0) {
-  await bareChild(process.argv[bareIndex + 1], process.argv[bareIndex + 2] || null);
+  await bareChild(JSON.parse(process.argv[bareIndex + 1]));
 } else {
   onSignals();
   try {
