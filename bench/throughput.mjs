@@ -911,6 +911,7 @@ async function main() {
     const fresh = await freshPostgres(adminUrl);
     barePg = await startBare({ kind: "postgres", url: fresh.url, schema: fresh.schema });
     barePg.where = fresh.where;
+    barePg.url = fresh.url;
   }
   const barePgInfo = barePg ? await barePg.info() : null;
 
@@ -1029,7 +1030,6 @@ async function main() {
     if (perGraph > 0) {
       await bare.round(name, perGraph, IN_FLIGHT);
       await bareFull.round(name, perGraph, IN_FLIGHT);
-      if (barePg) await barePg.round(name, perGraph, IN_FLIGHT);
     }
   }
   const afterWarmup = await readMemory(studio);
@@ -1037,18 +1037,15 @@ async function main() {
   console.log(`Warm-up: ${studioRuns} studio runs; resident memory ${memoryPairText(afterWarmup)}\n`);
 
   // The interleaved rounds.
-  const sides = { studio: null, bare, "bare-full": bareFull, ...(barePg ? { "bare-pg": barePg } : {}) };
+  const sides = { studio: null, bare, "bare-full": bareFull };
   const results = {};
   for (const name of graphs) {
     results[name] = Object.fromEntries(Object.keys(sides).map((side) => [side, []]));
     for (let round = 1; round <= 2; round++) {
       for (const [side, runner] of Object.entries(sides)) {
-        // The bare PostgreSQL side's database CPU, as the studio's: the studio is idle meanwhile.
-        const dbCpu = runner === barePg ? databaseCpuMs(studio) : null;
         const r = runner
           ? await runner.round(name, runs, IN_FLIGHT)
           : await studioRoundCounted(workflows[name], runs, IN_FLIGHT);
-        if (dbCpu !== null) r.dbCpuMs = databaseCpuMs(studio) - dbCpu;
         results[name][side].push(r);
         console.log(`  ${name} round ${round} ${side.padEnd(9)} ${roundText(r)}`);
       }
@@ -1121,6 +1118,42 @@ async function main() {
       else failures.push("no node_started event for the node after the Human node");
     }
     waited = { left, before, after, accept, nextNode, failures };
+  }
+
+  // LangGraph.js's own PostgreSQL saver, as context, after every figure of record: its rounds
+  // leave the server work (flushing and vacuuming what they wrote) that would slow what follows.
+  // Each of its rounds ends with a CHECKPOINT (outside the figures), so the next studio round
+  // starts on a quiet server.
+  const barePgResults = {};
+  if (barePg) {
+    const { default: pg } = await import("pg");
+    let checkpointRefused = null;
+    const barePgRound = async (name, count) => {
+      const dbCpu = databaseCpuMs(studio);
+      const r = await barePg.round(name, count, IN_FLIGHT);
+      if (dbCpu !== null) r.dbCpuMs = databaseCpuMs(studio) - dbCpu;
+      const client = new pg.Client({ connectionString: barePg.url });
+      await client.connect();
+      await client.query("CHECKPOINT").catch((error) => {
+        checkpointRefused ??= error.message;
+      });
+      await client.end();
+      return r;
+    };
+    console.log("\nAgainst LangGraph.js's official PostgreSQL saver (context), studio and bare-pg in turns:");
+    if (perGraph > 0) for (const name of graphs) await barePgRound(name, perGraph);
+    for (const name of graphs) {
+      barePgResults[name] = { studio: [], "bare-pg": [] };
+      for (let round = 1; round <= 2; round++) {
+        const ours = await studioRoundCounted(workflows[name], runs, IN_FLIGHT);
+        barePgResults[name].studio.push(ours);
+        console.log(`  ${name} round ${round} ${"studio".padEnd(9)} ${roundText(ours)}`);
+        const theirs = await barePgRound(name, runs);
+        barePgResults[name]["bare-pg"].push(theirs);
+        console.log(`  ${name} round ${round} ${"bare-pg".padEnd(9)} ${roundText(theirs)}`);
+      }
+    }
+    if (checkpointRefused) console.log(`  (CHECKPOINT after its rounds refused: ${checkpointRefused})`);
   }
 
   // ---- Results -------------------------------------------------------------------------------
@@ -1203,17 +1236,18 @@ async function main() {
         null,
       );
     }
-    if (barePg) {
-      const p = totals(results[name]["bare-pg"]);
+    if (barePgResults[name]) {
+      const ours = totals(barePgResults[name].studio);
+      const theirs = totals(barePgResults[name]["bare-pg"]);
       // With the server's CPU on both sides when it runs on this machine.
       const dbOf = (rounds, completed) =>
         studio.databasePid ? rounds.reduce((sum, r) => sum + r.dbCpuMs, 0) / completed : 0;
-      const studioCpu = s.cpu + dbOf(results[name].studio, s.completed);
-      const barePgCpu = p.cpu + dbOf(results[name]["bare-pg"], p.completed);
+      const ourCpu = ours.cpu + dbOf(barePgResults[name].studio, ours.completed);
+      const theirCpu = theirs.cpu + dbOf(barePgResults[name]["bare-pg"], theirs.completed);
       add(
         `${name}: against bare-pg (CPU${studio.databasePid ? " with PostgreSQL's" : ""}, runs/s)`,
-        `${fixed(studioCpu, 2)} / ${fixed(barePgCpu, 2)} ms = ${fixed(studioCpu / barePgCpu, 2)}×, ` +
-          `${fixed(s.rate)} / ${fixed(p.rate)} = ${fixed(s.rate / p.rate, 2)}×`,
+        `${fixed(ourCpu, 2)} / ${fixed(theirCpu, 2)} ms = ${fixed(ourCpu / theirCpu, 2)}×, ` +
+          `${fixed(ours.rate)} / ${fixed(theirs.rate)} = ${fixed(ours.rate / theirs.rate, 2)}×`,
         "(context: LangGraph.js on the same server)",
         null,
       );
