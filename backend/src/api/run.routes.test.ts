@@ -294,6 +294,22 @@ describe("runs: hooks, lifecycle and events", () => {
       expect(response.json().error.code).toBe("AUTH_API_KEY_REQUIRED");
     });
 
+    it("answers an unknown API key with AUTH_INVALID_TOKEN, whether the workflow exists or not", async () => {
+      // The workflow is read while the key is checked: what a refused caller hears must not say which.
+      const workflowId = await save(chain());
+      const real = key.authorization.slice("Bearer ".length);
+      const unknown = { authorization: `Bearer ${real.slice(0, -1)}${real.endsWith("a") ? "b" : "a"}` };
+      for (const id of [workflowId, "no-such-workflow"]) {
+        const response = await hook(id, {}, unknown);
+        expect(response.statusCode, id).toBe(401);
+        expect(response.json().error.code, id).toBe("AUTH_INVALID_TOKEN");
+      }
+      const list = (
+        await studio.app.inject({ method: "GET", url: `/api/runs?workflow_id=${workflowId}`, headers: owner.auth })
+      ).json();
+      expect(list.data).toEqual([]);
+    });
+
     it("refuses input that does not fit the workflow, creating no run", async () => {
       const workflowId = await save(chain());
       const response = await hook(workflowId, { input: { nope: 1 } });

@@ -222,11 +222,12 @@ export const hookRoutes =
         },
       },
       async (request, reply) => {
-        const actor = await c.auth.authenticateApiKey(request.headers.authorization);
-        const { run } = await c.runs.trigger(actor, request.params.wid, request.body, {
+        // Not awaited here: the run service reads the workflow while the key is being checked.
+        const caller = c.auth.authenticateApiKey(request.headers.authorization);
+        const { run } = await c.runs.trigger(caller, request.params.wid, request.body, {
           trigger: "api",
           idempotencyKey: request.headers["idempotency-key"],
-          apiKeyId: actor.apiKeyId,
+          keepApiKey: true,
         });
         return reply.code(202).send({ data: { run_id: run.id, status: run.status } });
       },

@@ -154,21 +154,29 @@ export class RunService {
   /**
    * A run of a saved workflow (its current version, or a pinned one), queued for the worker. A
    * retried trigger with the same idempotency key returns the first run, limits or not.
+   *
+   * `caller` may still be being authenticated (a hook's API key): the workflow is read meanwhile,
+   * one round trip fewer before the 202 on PostgreSQL, and a refused caller hears only that.
    */
   async trigger(
-    actor: Actor,
+    caller: Actor | Promise<Actor>,
     workflowId: string,
     request: TriggerRequest,
     meta: {
       trigger: string;
       idempotencyKey?: string;
-      apiKeyId?: string;
+      /** The run keeps the caller's API key: its callback is signed with that key's secret. */
+      keepApiKey?: boolean;
       /** Pinned outputs by node id: editor runs only (startEditorRun), never hooks or schedules. */
       pins?: Record<string, unknown>;
       scheduleId?: string;
     },
   ): Promise<{ run: RunView; created: boolean }> {
-    const workflow = await this.#workflows.findById(workflowId);
+    const reading = this.#workflows.findById(workflowId);
+    // Awaited below, after the caller: this keeps a failed read from going unhandled meanwhile.
+    reading.catch(() => {});
+    const actor = await caller;
+    const workflow = await reading;
     if (!workflow || workflow.owner_id !== actor.userId) throw new AppError("WORKFLOW_NOT_FOUND");
     const version = request.version ?? workflow.version;
     // The workflow row mirrors its newest version (document and hash): no second read for it.
@@ -200,7 +208,7 @@ export class RunService {
       context: JSON.stringify(request.context ?? {}),
       idempotencyKey: meta.idempotencyKey ?? null,
       callbackUrl: request.callback_url ?? null,
-      apiKeyId: meta.apiKeyId ?? null,
+      apiKeyId: meta.keepApiKey ? (actor.apiKeyId ?? null) : null,
       pins,
       scheduleId: meta.scheduleId ?? null,
     };
