@@ -1040,7 +1040,7 @@ async function main() {
   const sides = { studio: null, bare, "bare-full": bareFull };
   const results = {};
   for (const name of graphs) {
-    results[name] = Object.fromEntries(Object.keys(sides).map((side) => [side, []]));
+    results[name] = { studio: [], bare: [], "bare-full": [] };
     for (let round = 1; round <= 2; round++) {
       for (const [side, runner] of Object.entries(sides)) {
         const r = runner
@@ -1120,10 +1120,10 @@ async function main() {
     waited = { left, before, after, accept, nextNode, failures };
   }
 
-  // LangGraph.js's own PostgreSQL saver, as context, after every figure of record: its rounds
-  // leave the server work (flushing and vacuuming what they wrote) that would slow what follows.
-  // Each of its rounds ends with a CHECKPOINT (outside the figures), so the next studio round
-  // starts on a quiet server.
+  // LangGraph.js's own PostgreSQL saver, as context, after every figure of record: its database
+  // does two to three times the studio's work per run, and flushing and vacuuming what it wrote
+  // must not fall on the figures of record. Each of its rounds ends with a CHECKPOINT (outside the
+  // figures), so the next studio round starts on a quiet server.
   const barePgResults = {};
   if (barePg) {
     const { default: pg } = await import("pg");
