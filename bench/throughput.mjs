@@ -818,6 +818,8 @@ function totals(rounds) {
     failures: sum("failures"),
     rate: completed / (sum("wallMs") / 1000),
     cpu: sum("cpuMs") / completed,
+    // The database server's CPU per run, when it was read for every round (a local PostgreSQL).
+    db: rounds.every((r) => r.dbCpuMs != null) ? sum("dbCpuMs") / completed : null,
     hooks: rounds.flatMap((r) => r.hookLatencies ?? []),
   };
 }
@@ -1127,17 +1129,17 @@ async function main() {
   const barePgResults = {};
   if (barePg) {
     const { default: pg } = await import("pg");
+    const checkpointer = new pg.Client({ connectionString: barePg.url });
+    await checkpointer.connect();
+    cleanups.push(() => checkpointer.end());
     let checkpointRefused = null;
     const barePgRound = async (name, count) => {
       const dbCpu = databaseCpuMs(studio);
       const r = await barePg.round(name, count, IN_FLIGHT);
       if (dbCpu !== null) r.dbCpuMs = databaseCpuMs(studio) - dbCpu;
-      const client = new pg.Client({ connectionString: barePg.url });
-      await client.connect();
-      await client.query("CHECKPOINT").catch((error) => {
+      await checkpointer.query("CHECKPOINT").catch((error) => {
         checkpointRefused ??= error.message;
       });
-      await client.end();
       return r;
     };
     console.log("\nAgainst LangGraph.js's official PostgreSQL saver (context), studio and bare-pg in turns:");
@@ -1227,11 +1229,10 @@ async function main() {
       `≥ ${TARGET.rateRatio}×`,
       rateRatio >= TARGET.rateRatio,
     );
-    if (studio.databasePid) {
-      const db = results[name].studio.reduce((sum, r) => sum + r.dbCpuMs, 0) / s.completed;
+    if (s.db !== null) {
       add(
         `${name}: CPU per run, studio + PostgreSQL / bare`,
-        `${fixed(s.cpu, 2)} + ${fixed(db, 2)} ms = ${fixed((s.cpu + db) / b.cpu, 2)}×`,
+        `${fixed(s.cpu, 2)} + ${fixed(s.db, 2)} ms = ${fixed((s.cpu + s.db) / b.cpu, 2)}×`,
         "(context: bare's SQLite works in its process)",
         null,
       );
@@ -1240,12 +1241,11 @@ async function main() {
       const ours = totals(barePgResults[name].studio);
       const theirs = totals(barePgResults[name]["bare-pg"]);
       // With the server's CPU on both sides when it runs on this machine.
-      const dbOf = (rounds, completed) =>
-        studio.databasePid ? rounds.reduce((sum, r) => sum + r.dbCpuMs, 0) / completed : 0;
-      const ourCpu = ours.cpu + dbOf(barePgResults[name].studio, ours.completed);
-      const theirCpu = theirs.cpu + dbOf(barePgResults[name]["bare-pg"], theirs.completed);
+      const withDb = ours.db !== null && theirs.db !== null;
+      const ourCpu = ours.cpu + (withDb ? ours.db : 0);
+      const theirCpu = theirs.cpu + (withDb ? theirs.db : 0);
       add(
-        `${name}: against bare-pg (CPU${studio.databasePid ? " with PostgreSQL's" : ""}, runs/s)`,
+        `${name}: against bare-pg (CPU${withDb ? " with PostgreSQL's" : ""}, runs/s)`,
         `${fixed(ourCpu, 2)} / ${fixed(theirCpu, 2)} ms = ${fixed(ourCpu / theirCpu, 2)}×, ` +
           `${fixed(ours.rate)} / ${fixed(theirs.rate)} = ${fixed(ours.rate / theirs.rate, 2)}×`,
         "(context: LangGraph.js on the same server)",
