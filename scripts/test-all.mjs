@@ -1,7 +1,7 @@
 // The whole test suite: build, then every vitest suite (backend on SQLite and PostgreSQL, then
 // the browser tests), each with a JSON report, then the sandbox runner's pytest suite with a JUnit
 // report; ends with one line "N passed, N failed".
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -25,6 +25,54 @@ const suites = [
   { name: "browser (e2e)", cwd: root, args: ["--config", "e2e/vitest.config.ts"] },
 ];
 
+// Runs a suite with its output passed through and kept, so that what vitest prints outside its
+// report (an unhandled error, a worker that died) can be named again at the end.
+function runKept(command, args, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, stdio: ["inherit", "pipe", "pipe"], env: process.env });
+    const kept = [];
+    child.stdout.on("data", (chunk) => {
+      process.stdout.write(chunk);
+      kept.push(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      process.stderr.write(chunk);
+      kept.push(chunk);
+    });
+    child.on("close", (code) => resolve({ status: code ?? 1, output: Buffer.concat(kept).toString("utf8") }));
+  });
+}
+
+// What vitest printed outside its report: its "Failed Suites" block (a hook such as beforeAll
+// that threw: the file's tests are skipped, none failed) and its "Unhandled Errors" block (an
+// error no test owned: every test may pass). Colours, code frames and boilerplate removed, at
+// most `limit` lines each: the error, where it was thrown, and which file and test it came from.
+function errorsOutsideTests(output, limit = 10) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes
+  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+  const found = [];
+  for (const block of ["Failed Suites", "Unhandled Errors"]) {
+    const start = plain.indexOf(`${block}`);
+    if (start < 0) continue;
+    const end = plain.indexOf("Test Files", start);
+    const lines = plain
+      .slice(start, end < 0 ? undefined : end)
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(
+        (line) =>
+          line &&
+          !/^[⎯\s]*(\[\d+\/\d+\]⎯*)?$/.test(line) &&
+          !/^\d*\s*\|/.test(line) &&
+          !line.includes("node:internal") &&
+          !/^(Vitest caught|This might cause|- the error was thrown)\b/.test(line),
+      )
+      .slice(1, limit + 1);
+    if (lines.length > 0) found.push(`${block}:\n    ${lines.join("\n    ")}`);
+  }
+  return found;
+}
+
 function firstLine(message) {
   return String(message ?? "")
     .split("\n")[0]
@@ -40,7 +88,7 @@ const failures = [];
 for (const suite of suites) {
   const report = `${reports}${suite.name.split(" ")[0]}.json`;
   rmSync(report, { force: true });
-  const status = run(
+  const { status, output } = await runKept(
     "npx",
     [
       "--no-install",
@@ -65,11 +113,17 @@ for (const suite of suites) {
       if (test.status !== "failed") continue;
       failures.push(`${relative} > ${test.fullName}\n    ${firstLine(test.failureMessages?.[0])}`);
     }
-    // A file that failed to load has no test results but a message of its own.
-    if (file.status === "failed" && (file.assertionResults ?? []).length === 0) {
-      failures.push(`${relative}\n    ${firstLine(file.message)}`);
+    // A file that failed with no test failed: it did not load, or a hook of it threw (its tests
+    // are then skipped); what the hook threw is in the output, below.
+    const tests = file.assertionResults ?? [];
+    if (file.status === "failed" && !tests.some((test) => test.status === "failed")) {
+      const skipped = tests.filter((test) => test.status === "skipped" || test.status === "pending").length;
+      const why = file.message ? firstLine(file.message) : `failed outside its tests (${skipped} skipped)`;
+      failures.push(`${relative}\n    ${why}`);
     }
   }
+  // Errors outside the tests fail the run with none failed: say what they were.
+  if (status !== 0) for (const errors of errorsOutsideTests(output)) failures.push(`${suite.name}: ${errors}`);
   passed += ok;
   failed += bad;
   lines.push(`${suite.name}: ${ok} passed, ${bad} failed${status !== 0 ? ` (exit ${status})` : ""}`);

@@ -26,6 +26,7 @@ export interface RedisServer {
 
 // Starting is quick, but on a busy machine it can take long; only a start that never happens fails.
 const START_TIMEOUT_MS = 60_000;
+const PORT_ATTEMPTS = 5;
 const live = new Set<ChildProcess>();
 process.once("exit", () => {
   for (const child of live) child.kill("SIGKILL");
@@ -112,19 +113,39 @@ function launch(binary: string, port: number, dir: string, log: (text: string) =
   return { child, exited, ready };
 }
 
+/**
+ * Launches a server on a free port and waits until it is ready. The port is released before the
+ * server binds it, and meanwhile another process may take it (an outgoing connection's local port,
+ * another test's server): then it tries another port.
+ */
+async function launchOnFreePort(binary: string, dir: string, log: (text: string) => void, extra: string[]) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const launched = launch(binary, port, dir, log, extra);
+    try {
+      await launched.ready;
+      return { port, launched };
+    } catch (error) {
+      const taken =
+        error instanceof Error && /exited before it was ready[\s\S]*address already in use/i.test(error.message);
+      if (!taken || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /** `extraArgs`: more settings on the command line (e.g. `["--rename-command", "CONFIG", ""]`). */
 export async function startRedisServer(options: { extraArgs?: string[] } = {}): Promise<RedisServer> {
   const extra = options.extraArgs ?? [];
   const binary = findBinary();
   const dir = mkdtempSync(join(tmpdir(), "superstep-redis-"));
-  const port = await freePort();
   let output = "";
   const log = (text: string) => {
     output += text;
   };
-  let current = launch(binary, port, dir, log, extra);
+  let port: number;
+  let current: ReturnType<typeof launch>;
   try {
-    await current.ready;
+    ({ port, launched: current } = await launchOnFreePort(binary, dir, log, extra));
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
