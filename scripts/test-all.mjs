@@ -52,11 +52,15 @@ function errorsOutsideTests(output, limit = 10) {
   const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
   const found = [];
   for (const block of ["Failed Suites", "Unhandled Errors"]) {
-    const start = plain.indexOf(`${block}`);
+    const start = plain.indexOf(block);
     if (start < 0) continue;
-    const end = plain.indexOf("Test Files", start);
+    // The block ends where vitest's next block or its totals begin.
+    const next = /⎯ (Failed Tests|Failed Suites|Unhandled Errors) |\n\s*Test Files /.exec(
+      plain.slice(start + block.length),
+    );
+    const end = next ? start + block.length + next.index : undefined;
     const lines = plain
-      .slice(start, end < 0 ? undefined : end)
+      .slice(start, end)
       .split("\n")
       .map((line) => line.trim())
       .filter(
