@@ -1,8 +1,9 @@
 // The throwaway Redis server the Redis tests start: real, on loopback, with the settings the
 // studio wants (AOF on, noeviction), and keeping what it acknowledged across a kill.
+import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { freePort, type RedisServer, startRedisServer } from "./redis-server.js";
 
 describe("the test Redis server", () => {
   let server: RedisServer;
@@ -35,5 +36,49 @@ describe("the test Redis server", () => {
     } finally {
       again.disconnect();
     }
+  });
+});
+
+describe("the test Redis server's port", () => {
+  it("starts on another port when the one it picked was taken meanwhile", async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
+    const taken = (squatter.address() as { port: number }).port;
+    const picked: number[] = [];
+    let server: RedisServer | undefined;
+    try {
+      server = await startRedisServer({
+        pickPort: async () => {
+          const port = picked.length === 0 ? taken : await freePort();
+          picked.push(port);
+          return port;
+        },
+      });
+      expect(picked[0]).toBe(taken);
+      expect(picked).toHaveLength(2);
+      expect(server.port).toBe(picked[1]);
+      expect(server.output()).toMatch(/address already in use/i);
+      const client = new Redis(server.url, { maxRetriesPerRequest: 1 });
+      try {
+        expect(await client.ping()).toBe("PONG");
+      } finally {
+        client.disconnect();
+      }
+    } finally {
+      await server?.stop();
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  });
+
+  it("fails at once, saying why, when redis-server exits for another reason", async () => {
+    let picks = 0;
+    const pickPort = () => {
+      picks++;
+      return freePort();
+    };
+    await expect(startRedisServer({ extraArgs: ["--no-such-setting", "1"], pickPort })).rejects.toThrow(
+      /redis-server exited before it was ready/,
+    );
+    expect(picks).toBe(1);
   });
 });

@@ -118,9 +118,15 @@ function launch(binary: string, port: number, dir: string, log: (text: string) =
  * server binds it, and meanwhile another process may take it (an outgoing connection's local port,
  * another test's server): then it tries another port.
  */
-async function launchOnFreePort(binary: string, dir: string, log: (text: string) => void, extra: string[]) {
+async function launchOnFreePort(
+  binary: string,
+  dir: string,
+  log: (text: string) => void,
+  extra: string[],
+  pickPort: () => Promise<number>,
+) {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = await pickPort();
     const launched = launch(binary, port, dir, log, extra);
     try {
       await launched.ready;
@@ -133,8 +139,13 @@ async function launchOnFreePort(binary: string, dir: string, log: (text: string)
   }
 }
 
-/** `extraArgs`: more settings on the command line (e.g. `["--rename-command", "CONFIG", ""]`). */
-export async function startRedisServer(options: { extraArgs?: string[] } = {}): Promise<RedisServer> {
+/**
+ * `extraArgs`: more settings on the command line (e.g. `["--rename-command", "CONFIG", ""]`).
+ * `pickPort`: where to look for a port (a free one by default; its own test hands out a taken one).
+ */
+export async function startRedisServer(
+  options: { extraArgs?: string[]; pickPort?: () => Promise<number> } = {},
+): Promise<RedisServer> {
   const extra = options.extraArgs ?? [];
   const binary = findBinary();
   const dir = mkdtempSync(join(tmpdir(), "superstep-redis-"));
@@ -145,7 +156,7 @@ export async function startRedisServer(options: { extraArgs?: string[] } = {}): 
   let port: number;
   let current: ReturnType<typeof launch>;
   try {
-    ({ port, launched: current } = await launchOnFreePort(binary, dir, log, extra));
+    ({ port, launched: current } = await launchOnFreePort(binary, dir, log, extra, options.pickPort ?? freePort));
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
