@@ -10,7 +10,7 @@ describe("the test Redis server", () => {
   beforeAll(async () => {
     server = await startRedisServer();
   });
-  afterAll(() => server.stop());
+  afterAll(() => server?.stop());
 
   it("answers on loopback with AOF on and the noeviction policy", async () => {
     expect(server.url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);

@@ -54,7 +54,7 @@ describe("health and API docs", () => {
     beforeAll(async () => {
       redis = await startRedisServer();
     });
-    afterAll(() => redis.stop());
+    afterAll(() => redis?.stop());
 
     it("reports the Redis queue, that Redis answers, and that this API process leaves runs to workers", async () => {
       const other = await startTestStudio({ REDIS_URL: redis.url });

@@ -46,7 +46,7 @@ describe("RedisRunQueue", () => {
     client.disconnect();
     expect(failures).toEqual([]);
   });
-  afterAll(() => server.stop());
+  afterAll(() => server?.stop());
 
   it("keeps jobs queued while no process executes them, and hands them to one that starts", async () => {
     const api = queue();
