@@ -725,8 +725,7 @@ async function startObserver(kind, where) {
  */
 function databaseCpuMs(studio) {
   if (!studio.databasePid) return null;
-  const observer = studio.observer.backendPid ? cpuMs(studio.observer.backendPid) : 0;
-  return cpuMs(studio.databasePid) - observer;
+  return cpuMs(studio.databasePid) - (observerCpuMs(studio) ?? 0);
 }
 
 /** CPU used so far by the PostgreSQL backend that answers the bench's observer (null on SQLite). */
