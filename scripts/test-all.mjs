@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { readJunit, vitestSummary } from "./test-report.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const reports = `${root}test-results/`;
@@ -43,46 +44,6 @@ function runKept(command, args, cwd) {
   });
 }
 
-// What vitest printed outside its report: its "Failed Suites" block (a hook such as beforeAll
-// that threw: the file's tests are skipped, none failed) and its "Unhandled Errors" block (an
-// error no test owned: every test may pass). Colours, code frames and boilerplate removed, at
-// most `limit` lines each: the error, where it was thrown, and which file and test it came from.
-function errorsOutsideTests(output, limit = 10) {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
-  const found = [];
-  for (const block of ["Failed Suites", "Unhandled Errors"]) {
-    const start = plain.indexOf(block);
-    if (start < 0) continue;
-    // The block ends where vitest's next block or its totals begin.
-    const next = /⎯ (Failed Tests|Failed Suites|Unhandled Errors) |\n\s*Test Files /.exec(
-      plain.slice(start + block.length),
-    );
-    const end = next ? start + block.length + next.index : undefined;
-    const lines = plain
-      .slice(start, end)
-      .split("\n")
-      .map((line) => line.trim())
-      .filter(
-        (line) =>
-          line &&
-          !/^[⎯\s]*(\[\d+\/\d+\]⎯*)?$/.test(line) &&
-          !/^\d*\s*\|/.test(line) &&
-          !line.includes("node:internal") &&
-          !/^(Vitest caught|This might cause|- the error was thrown)\b/.test(line),
-      )
-      .slice(1, limit + 1);
-    if (lines.length > 0) found.push(`${block}:\n    ${lines.join("\n    ")}`);
-  }
-  return found;
-}
-
-function firstLine(message) {
-  return String(message ?? "")
-    .split("\n")[0]
-    .slice(0, 300);
-}
-
 let passed = 0;
 let failed = 0;
 const lines = [];
@@ -106,28 +67,11 @@ for (const suite of suites) {
     suite.cwd,
   );
   const result = existsSync(report) ? JSON.parse(readFileSync(report, "utf8")) : null;
-  const ok = result?.numPassedTests ?? 0;
-  // A suite that crashed or could not start its services counts as a failure even with no test.
-  let bad = result?.numFailedTests ?? 0;
-  if (status !== 0 && bad === 0) bad = 1;
-  if (ok + bad === 0) bad = 1;
-  for (const file of result?.testResults ?? []) {
-    const relative = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
-    for (const test of file.assertionResults ?? []) {
-      if (test.status !== "failed") continue;
-      failures.push(`${relative} > ${test.fullName}\n    ${firstLine(test.failureMessages?.[0])}`);
-    }
-    // A file that failed with no test failed: it did not load, or a hook of it threw (its tests
-    // are then skipped); what the hook threw is in the output, below.
-    const tests = file.assertionResults ?? [];
-    if (file.status === "failed" && !tests.some((test) => test.status === "failed")) {
-      const skipped = tests.filter((test) => test.status === "skipped" || test.status === "pending").length;
-      const why = file.message ? firstLine(file.message) : `failed outside its tests (${skipped} skipped)`;
-      failures.push(`${relative}\n    ${why}`);
-    }
-  }
+  const summary = vitestSummary(result, status, output, root);
+  const { ok, bad } = summary;
+  failures.push(...summary.failures);
   // Errors outside the tests fail the run with none failed: say what they were.
-  if (status !== 0) for (const errors of errorsOutsideTests(output)) failures.push(`${suite.name}: ${errors}`);
+  for (const errors of summary.errors) failures.push(`${suite.name}: ${errors}`);
   passed += ok;
   failed += bad;
   lines.push(`${suite.name}: ${ok} passed, ${bad} failed${status !== 0 ? ` (exit ${status})` : ""}`);
@@ -159,33 +103,6 @@ for (const suite of suites) {
   passed += ok;
   failed += worse;
   lines.push(`${name}: ${ok} passed, ${worse} failed${status !== 0 ? ` (exit ${status})` : ""}`);
-}
-
-// Counts of a pytest JUnit XML report, and the failed tests by name with their first line.
-function readJunit(path) {
-  if (!existsSync(path)) return { ok: 0, bad: 0, failed: [] };
-  const xml = readFileSync(path, "utf8");
-  const attr = (tag, key) => Number(new RegExp(`<testsuite\\b[^>]*\\b${key}="(\\d+)"`).exec(tag)?.[1] ?? 0);
-  const total = attr(xml, "tests");
-  const bad = attr(xml, "failures") + attr(xml, "errors");
-  const skipped = attr(xml, "skipped");
-  const failed = [];
-  const fromXml = (text) =>
-    text
-      .replace(/&quot;/g, '"')
-      .replace(/&lt;/g, "<")
-      .replace(/&gt;/g, ">")
-      .replace(/&#10;/g, "\n")
-      .replace(/&amp;/g, "&");
-  for (const match of xml.matchAll(/<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
-    const body = match[2] ?? "";
-    const problem = /<(failure|error)\b[^>]*?message="([^"]*)"/.exec(body);
-    if (!problem) continue;
-    const classname = /classname="([^"]*)"/.exec(match[1])?.[1] ?? "";
-    const testName = /\bname="([^"]*)"/.exec(match[1])?.[1] ?? "";
-    failed.push(`${fromXml(classname)} > ${fromXml(testName)}\n    ${firstLine(fromXml(problem[2]))}`);
-  }
-  return { ok: Math.max(0, total - bad - skipped), bad, failed };
 }
 
 if (failures.length > 0) console.log(`\nFailed:\n${failures.map((f) => `- ${f}`).join("\n")}`);
