@@ -31,6 +31,9 @@ const USAGE = `node bench/throughput.mjs [options]
   --log-level L          the studio's STUDIO_LOG_LEVEL (default info, the production default)
   --graphs LIST          some of hello,chain10,fanout8 (default all three)
   --poll-ms N            how often the observer reads the runs it waits for (default 2)
+  --pg-statements        (PostgreSQL) print PostgreSQL's own time per statement over the rounds
+                         (pg_stat_statements: loaded into --postgres's cluster; on DATABASE_URL's
+                         server, only if its library is already loaded there)
   --redis                the Redis mode instead: PostgreSQL + Redis (both started here, unless DATABASE_URL),
                          one API process and 1, then 2, superstep worker processes, against the embedded
                          mode; chain10 and http3 (3 HTTP tools to a loopback server answering after 100 ms)
@@ -653,12 +656,93 @@ async function must(port, method, path, options, expected) {
 }
 
 /**
+ * PostgreSQL's own account of the time it spends on the studio's statements (pg_stat_statements),
+ * for --pg-statements: reset before the rounds, read after them. Read from the admin database, for
+ * the studio's database alone (other sessions on that database count too); top-level statements,
+ * so what a statement runs inside it (foreign-key checks) is in its own time and no time is counted
+ * twice. `unavailable` says why it cannot be read.
+ */
+async function startStatements(adminUrl, databaseUrl) {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  cleanups.push(() => client.end());
+  const { rows: loaded } = await client.query(
+    "SELECT current_setting('shared_preload_libraries') AS libraries, " +
+      "EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements') AS installed",
+  );
+  if (!/(^|[\s,])pg_stat_statements($|[\s,])/.test(loaded[0].libraries))
+    return { unavailable: "pg_stat_statements is not in this server's shared_preload_libraries" };
+  // Created where it was missing, and dropped again at the end: the server is left as it was.
+  if (!loaded[0].installed) {
+    await client.query("CREATE EXTENSION pg_stat_statements");
+    cleanups.push(() => client.query("DROP EXTENSION IF EXISTS pg_stat_statements"));
+  }
+  const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  return {
+    reset: () => client.query("SELECT pg_stat_statements_reset()"),
+    read: async () =>
+      (
+        await client.query(
+          `SELECT calls::float8 AS calls, total_exec_time AS ms, query FROM pg_stat_statements s
+             JOIN pg_database d ON d.oid = s.dbid
+            WHERE d.datname = $1 AND s.toplevel
+            ORDER BY total_exec_time DESC`,
+          [database],
+        )
+      ).rows,
+  };
+}
+
+/** A statement's text on one line; one that inserts after a WITH says into which tables, in order. */
+function statementLabel(query) {
+  const text = query.replace(/\s+/g, " ").trim();
+  const tables = [...new Set([...text.matchAll(/insert into "?(\w+)"?/gi)].map((match) => match[1]))];
+  if (tables.length > 0 && !/^insert\b/i.test(text)) return `${text.slice(0, 48)}… (inserts into ${tables.join(", ")})`;
+  return text.length > 110 ? `${text.slice(0, 109)}…` : text;
+}
+
+/** The statements' table for `runs` studio runs: the costliest first, the bench's observer apart. */
+function statementsText(rows, runs, limit = 15) {
+  const observer = rows.filter((row) => row.query === OBSERVER_SQL);
+  const studio = rows.filter((row) => row.query !== OBSERVER_SQL);
+  const perRun = (ms) => fixed((ms * 1000) / runs, 1);
+  const totalMs = studio.reduce((sum, row) => sum + row.ms, 0);
+  const lines = [];
+  const widths = [9, 8, 7];
+  const line = (cells) => cells.map((c, i) => (i < widths.length ? String(c).padStart(widths[i]) : c)).join("  ");
+  lines.push(line(["calls/run", "µs/call", "µs/run", "statement"]));
+  for (const row of studio.slice(0, limit)) {
+    lines.push(
+      line([
+        fixed(row.calls / runs, 2),
+        fixed((row.ms * 1000) / row.calls, 1),
+        perRun(row.ms),
+        statementLabel(row.query),
+      ]),
+    );
+  }
+  const rest = studio.slice(limit);
+  if (rest.length > 0)
+    lines.push(line(["", "", perRun(rest.reduce((sum, row) => sum + row.ms, 0)), `${rest.length} more statements`]));
+  lines.push(
+    `all the studio's statements: ${perRun(totalMs)} µs per run` +
+      (observer.length > 0
+        ? `; the bench's observer: ${perRun(observer.reduce((sum, row) => sum + row.ms, 0))} µs per run, apart`
+        : ""),
+  );
+  return lines.join("\n");
+}
+
+/**
  * Knows when runs reach a status by reading their rows straight from the studio's database,
  * every POLL_MS, by primary key: no request to the studio, so it costs the studio no CPU. The
  * status is written in the same transaction as the run's ending event, so `ok` here is final.
  * On PostgreSQL the read is a prepared statement: its backend shares the cores with the studio's,
  * and a poll that is not parsed and planned again costs it about a third less.
  */
+const OBSERVER_SQL = "SELECT id, status, error FROM runs WHERE id = ANY($1)";
+
 async function startObserver(kind, where) {
   let query;
   let close;
@@ -675,8 +759,7 @@ async function startObserver(kind, where) {
     const client = new pg.Client({ connectionString: where });
     await client.connect();
     backendPid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
-    const text = "SELECT id, status, error FROM runs WHERE id = ANY($1)";
-    query = async (ids) => (await client.query({ name: "bench-observer", text, values: [ids] })).rows;
+    query = async (ids) => (await client.query({ name: "bench-observer", text: OBSERVER_SQL, values: [ids] })).rows;
     close = () => client.end();
   }
   const pending = new Map();
@@ -845,6 +928,7 @@ async function main() {
       runs: { type: "string", default: "600" },
       quick: { type: "boolean", default: false },
       "poll-ms": { type: "string", default: "2" },
+      "pg-statements": { type: "boolean", default: false },
       warmup: { type: "string", default: "1000" },
       total: { type: "string", default: "10000" },
       waiting: { type: "string", default: "10000" },
@@ -873,6 +957,8 @@ async function main() {
   };
   POLL_MS = Math.max(1, count("poll-ms"));
   if (options.redis) return redisMain(options, count);
+  if (options["pg-statements"] && !options.postgres && !process.env.DATABASE_URL)
+    throw new Error("--pg-statements needs --postgres or DATABASE_URL");
   const runs = Math.max(1, count("runs"));
   const warmup = count("warmup");
   const total = count("total");
@@ -900,7 +986,10 @@ async function main() {
   let databaseText = "SQLite (embedded, the studio's default)";
   if (options.postgres) {
     const { startPostgresCluster } = await import("../backend/test/postgres-cluster.ts");
-    const cluster = await startPostgresCluster({ fsync: true });
+    const cluster = await startPostgresCluster({
+      fsync: true,
+      ...(options["pg-statements"] ? { settings: ["shared_preload_libraries=pg_stat_statements"] } : {}),
+    });
     cleanups.push(() => cluster.stop());
     adminUrl = cluster.adminUrl;
     const fresh = await freshPostgres(adminUrl);
@@ -1050,6 +1139,12 @@ async function main() {
   const afterWarmupRuns = studioRuns;
   console.log(`Warm-up: ${studioRuns} studio runs; resident memory ${memoryPairText(afterWarmup)}\n`);
 
+  // PostgreSQL's own statistics cover the rounds below (--pg-statements).
+  const statements = options["pg-statements"] ? await startStatements(adminUrl, databaseUrl) : null;
+  if (statements?.unavailable) console.log(`--pg-statements: ${statements.unavailable}\n`);
+  await statements?.reset?.();
+  const runsAtReset = studioRuns;
+
   // The interleaved rounds.
   const sides = { studio: null, bare, "bare-full": bareFull };
   const results = {};
@@ -1069,6 +1164,8 @@ async function main() {
   // Hook answers at 100 in flight while runs execute.
   const high = await studioRoundCounted(workflows.chain10, runs, IN_FLIGHT_HIGH);
   console.log(`  chain10 at ${IN_FLIGHT_HIGH} in flight, studio ${roundText(high)}`);
+  const statementRows = statements?.read ? await statements.read() : null;
+  const statementRuns = studioRuns - runsAtReset;
 
   // Memory after many runs.
   if (!options.quick && studioRuns < total) {
@@ -1221,6 +1318,13 @@ async function main() {
   console.log(
     `(bench CPU: this script's load generator and observer, which share the machine with the studio${studio.databasePid ? "; observer db CPU: the PostgreSQL backend answering the observer, left out of db CPU" : ""})`,
   );
+  if (statementRows) {
+    console.log(
+      `\nPostgreSQL's own time per statement (pg_stat_statements), executing in the server, over the ${statementRuns} studio runs of the rounds above\n` +
+        "(the module's own small cost is in every figure of this run):\n",
+    );
+    console.log(statementsText(statementRows, statementRuns));
+  }
 
   const summary = [];
   const add = (figure, value, target, met) => summary.push([figure, value, target, met === null ? "" : yes(met)]);

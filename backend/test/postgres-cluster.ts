@@ -59,9 +59,12 @@ function osUser(): { name: string; uid: number; gid: number } | null {
 
 /**
  * `fsync: true` keeps PostgreSQL's durable default (benchmarks); tests turn it off for speed, since a
- * throwaway cluster never needs to survive a power loss.
+ * throwaway cluster never needs to survive a power loss. `settings` are more server settings
+ * (`name=value`, each passed as `-c`), e.g. to load an extension's library.
  */
-export async function startPostgresCluster(options: { fsync?: boolean } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(
+  options: { fsync?: boolean; settings?: string[] } = {},
+): Promise<PostgresCluster> {
   const bin = findBinDir();
   const user = osUser();
   const dir = mkdtempSync(join(tmpdir(), "superstep-pg-"));
@@ -82,7 +85,7 @@ export async function startPostgresCluster(options: { fsync?: boolean } = {}): P
       join(dir, "server.log"),
       "-w",
       "-o",
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.fsync ? "" : " -c fsync=off"} -c max_connections=200`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.fsync ? "" : " -c fsync=off"} -c max_connections=200${(options.settings ?? []).map((setting) => ` -c ${setting}`).join("")}`,
       "start",
     ]);
   start();
