@@ -734,6 +734,9 @@ function statementsText(rows, runs, limit = 15) {
   return lines.join("\n");
 }
 
+// The observer's read on PostgreSQL (--pg-statements counts its time apart).
+const OBSERVER_SQL = "SELECT id, status, error FROM runs WHERE id = ANY($1)";
+
 /**
  * Knows when runs reach a status by reading their rows straight from the studio's database,
  * every POLL_MS, by primary key: no request to the studio, so it costs the studio no CPU. The
@@ -741,8 +744,6 @@ function statementsText(rows, runs, limit = 15) {
  * On PostgreSQL the read is a prepared statement: its backend shares the cores with the studio's,
  * and a poll that is not parsed and planned again costs it about a third less.
  */
-const OBSERVER_SQL = "SELECT id, status, error FROM runs WHERE id = ANY($1)";
-
 async function startObserver(kind, where) {
   let query;
   let close;
