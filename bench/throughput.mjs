@@ -702,36 +702,31 @@ function statementLabel(query) {
   return text.length > 110 ? `${text.slice(0, 109)}…` : text;
 }
 
-/** The statements' table for `runs` studio runs: the costliest first, the bench's observer apart. */
-function statementsText(rows, runs, limit = 15) {
+/** Prints the statements' table for `runs` studio runs: the costliest first, the bench's observer apart. */
+function printStatements(rows, runs, limit = 15) {
+  const msOf = (list) => list.reduce((sum, row) => sum + row.ms, 0);
+  const perRun = (ms) => fixed((ms * 1000) / runs, 1);
   const observer = rows.filter((row) => row.query === OBSERVER_SQL);
   const studio = rows.filter((row) => row.query !== OBSERVER_SQL);
-  const perRun = (ms) => fixed((ms * 1000) / runs, 1);
-  const totalMs = studio.reduce((sum, row) => sum + row.ms, 0);
-  const lines = [];
-  const widths = [9, 8, 7];
-  const line = (cells) => cells.map((c, i) => (i < widths.length ? String(c).padStart(widths[i]) : c)).join("  ");
-  lines.push(line(["calls/run", "µs/call", "µs/run", "statement"]));
-  for (const row of studio.slice(0, limit)) {
-    lines.push(
-      line([
-        fixed(row.calls / runs, 2),
-        fixed((row.ms * 1000) / row.calls, 1),
-        perRun(row.ms),
-        statementLabel(row.query),
-      ]),
-    );
-  }
   const rest = studio.slice(limit);
-  if (rest.length > 0)
-    lines.push(line(["", "", perRun(rest.reduce((sum, row) => sum + row.ms, 0)), `${rest.length} more statements`]));
-  lines.push(
-    `all the studio's statements: ${perRun(totalMs)} µs per run` +
-      (observer.length > 0
-        ? `; the bench's observer: ${perRun(observer.reduce((sum, row) => sum + row.ms, 0))} µs per run, apart`
-        : ""),
+  table(
+    ["calls/run", "µs/call", "µs/run", "statement"],
+    [
+      ...studio
+        .slice(0, limit)
+        .map((row) => [
+          fixed(row.calls / runs, 2),
+          fixed((row.ms * 1000) / row.calls, 1),
+          perRun(row.ms),
+          statementLabel(row.query),
+        ]),
+      ...(rest.length > 0 ? [["", "", perRun(msOf(rest)), `${rest.length} more statements`]] : []),
+    ],
   );
-  return lines.join("\n");
+  console.log(
+    `all the studio's statements: ${perRun(msOf(studio))} µs per run` +
+      (observer.length > 0 ? `; the bench's observer: ${perRun(msOf(observer))} µs per run, apart` : ""),
+  );
 }
 
 // The observer's read on PostgreSQL (--pg-statements counts its time apart).
@@ -1324,7 +1319,7 @@ async function main() {
       `\nPostgreSQL's own time per statement (pg_stat_statements), executing in the server, over the ${statementRuns} studio runs of the rounds above\n` +
         "(the module's own small cost is in every figure of this run):\n",
     );
-    console.log(statementsText(statementRows, statementRuns));
+    printStatements(statementRows, statementRuns);
   }
 
   const summary = [];

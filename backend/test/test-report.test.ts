@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { junitSummary, vitestSummary } from "../../scripts/test-report.mjs";
+import { junitSummary, readJunit, vitestSummary } from "../../scripts/test-report.mjs";
 
 const VITEST = fileURLToPath(new URL("../../node_modules/.bin/vitest", import.meta.url));
 
@@ -32,6 +32,7 @@ test("passes", () => expect(1).toBe(1));
 };
 
 let dir = "";
+let reports = 0;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "superstep-test-report-"));
@@ -44,7 +45,7 @@ afterAll(() => {
 
 // Runs vitest as test-all.mjs does (default and JSON reporters) on some of the fixtures.
 function runVitest(files: string[]): Promise<{ status: number; output: string; report: unknown }> {
-  const reportPath = join(dir, `report-${files.length}.json`);
+  const reportPath = join(dir, `report-${++reports}.json`);
   // The inner vitest must not take this run's worker variables for its own; colours on, as in CI logs.
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST")));
   const args = ["run", "--root", dir, "--reporter=default", "--reporter=json", `--outputFile.json=${reportPath}`];
@@ -110,6 +111,10 @@ describe("the vitest summary", () => {
 });
 
 describe("the pytest summary", () => {
+  it("counts nothing when pytest wrote no report", () => {
+    expect(readJunit(join(dir, "no-such-report.xml"))).toEqual({ ok: 0, bad: 0, failed: [] });
+  });
+
   it("counts passed, failed and skipped tests and names the failures", () => {
     const xml = `<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="5">
 <testcase classname="runner_test.test_stream" name="test_ok" time="0.1" />
