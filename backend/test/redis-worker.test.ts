@@ -176,6 +176,17 @@ describe("Redis mode: an API process and worker processes", () => {
     expect((await call(client, "GET", `/api/runs/${runId}`)).body.data.status).toBe("ok");
   });
 
+  it("answers a hook that waits with its run's end, heard from the worker over Redis", async () => {
+    // The gate answers every request at once since the test before.
+    const path = `/api/hooks/workflows/${workflowIds[1]}/runs?wait=60`;
+    const response = await call(client, "POST", path, {}, key);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data).toMatchObject({ status: "ok", error: null, waiting: null });
+    const run = (await call(client, "GET", `/api/runs/${response.body.data.run_id}`)).body.data;
+    expect(run.status).toBe("ok");
+    expect(response.body.data.output).toEqual(run.output);
+  });
+
   it("runs a run once when its job is delivered twice: the lease decides, on two workers", async () => {
     // The first gate answers everything now: this run is held at a gate of its own.
     const gateClosed = await startGate();

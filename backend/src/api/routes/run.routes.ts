@@ -178,14 +178,25 @@ export const runRoutes =
     );
   };
 
+/** The longest a hook may wait for its run (`?wait=`), in seconds. */
+export const HOOK_WAIT_MAX_SECONDS = 300;
+
 /**
  * Run triggers for other systems: an API key, not a session, and an optional Idempotency-Key.
  * Rate limited per client address before anything else (STUDIO_HOOK_RATE_LIMIT); each run is
- * then admitted against its owner's limits.
+ * then admitted against its owner's limits. With `?wait=N` the answer waits up to N seconds for
+ * the run's turn to end and says how (200); past that, or if the server stops meanwhile, it is the
+ * usual 202 and the run goes on.
  */
 export const hookRoutes =
   (c: Container): FastifyPluginAsyncZod =>
   async (app) => {
+    /** Hooks waiting for their runs: a server that stops answers them at once (202) instead of waiting. */
+    const waiting = new Set<AbortController>();
+    app.addHook("preClose", async () => {
+      for (const wait of waiting) wait.abort();
+    });
+
     app.post(
       "/api/hooks/workflows/:wid/runs",
       {
@@ -198,9 +209,12 @@ export const hookRoutes =
         schema: {
           tags: ["hooks"],
           summary:
-            "Start a run of a saved workflow (202); a retried request with the same Idempotency-Key returns the same run",
+            "Start a run of a saved workflow (202), or with ?wait=N wait up to N seconds for it to finish, wait or pause (200); a retried request with the same Idempotency-Key returns the same run",
           security,
           params: z.strictObject({ wid: z.string().min(1).max(100) }),
+          querystring: z.object({
+            wait: z.coerce.number().int().min(0).max(HOOK_WAIT_MAX_SECONDS).optional(),
+          }),
           headers: z.object({ "idempotency-key": z.string().min(1).max(200).optional() }),
           body: z
             .strictObject({
@@ -212,6 +226,16 @@ export const hookRoutes =
             })
             .default({}),
           response: {
+            200: dataEnvelope(
+              z.object({
+                run_id: z.string(),
+                status: z.string(),
+                output: z.unknown(),
+                error: z.unknown(),
+                waiting: z.unknown(),
+                next: z.unknown(),
+              }),
+            ),
             202: dataEnvelope(z.object({ run_id: z.string(), status: z.string() })),
             422: errorResponse,
             404: errorResponse,
@@ -224,12 +248,28 @@ export const hookRoutes =
       async (request, reply) => {
         // Not awaited here: the run service reads the workflow while the key is being checked.
         const caller = c.auth.authenticateApiKey(request.headers.authorization);
-        const { run } = await c.runs.trigger(caller, request.params.wid, request.body, {
-          trigger: "api",
-          idempotencyKey: request.headers["idempotency-key"],
-          keepApiKey: true,
-        });
-        return reply.code(202).send({ data: { run_id: run.id, status: run.status } });
+        const meta = { trigger: "api", idempotencyKey: request.headers["idempotency-key"], keepApiKey: true };
+        const waitSeconds = request.query.wait ?? 0;
+        if (waitSeconds === 0) {
+          const { run } = await c.runs.trigger(caller, request.params.wid, request.body, meta);
+          return reply.code(202).send({ data: { run_id: run.id, status: run.status } });
+        }
+        const wait = new AbortController();
+        // The caller went away: nobody is left to tell.
+        const gone = () => wait.abort();
+        reply.raw.once("close", gone);
+        waiting.add(wait);
+        try {
+          const { run, ended } = await c.runs.triggerAndWait(caller, request.params.wid, request.body, meta, {
+            ms: waitSeconds * 1000,
+            signal: wait.signal,
+          });
+          if (!ended) return reply.code(202).send({ data: { run_id: run.id, status: run.status } });
+          return reply.code(200).send({ data: { run_id: run.id, ...ended } });
+        } finally {
+          waiting.delete(wait);
+          reply.raw.off("close", gone);
+        }
       },
     );
   };

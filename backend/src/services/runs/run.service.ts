@@ -25,6 +25,7 @@ import type { RunAdmission } from "./run-admission.js";
 import type { RunBus } from "./run-bus.js";
 import type { RunQueue } from "./run-queue.js";
 import type { RunWorker } from "./run-worker.js";
+import { endWithin, isActive, type TurnEnd, type TurnEndWatch, turnEndOfView, watchTurnEnd } from "./turn-end-watch.js";
 
 export type StudioEventView = StudioEvent;
 /** Who executes a run that can go on: the worker queue, or the caller (executeNow). */
@@ -170,6 +171,8 @@ export class RunService {
       /** Pinned outputs by node id: editor runs only (startEditorRun), never hooks or schedules. */
       pins?: Record<string, unknown>;
       scheduleId?: string;
+      /** Called with a created run once it is on disk, before it is queued (it cannot have started). */
+      beforeQueued?: (run: RunRow) => Promise<void>;
     },
   ): Promise<{ run: RunView; created: boolean }> {
     const reading = this.#workflows.findById(workflowId);
@@ -213,10 +216,64 @@ export class RunService {
       scheduleId: meta.scheduleId ?? null,
     };
     const { run, created } = await this.#admission.admit(actor.userId, meta.trigger, (visible) =>
-      this.#createQueued(newRun, visible),
+      this.#createQueued(newRun, visible, meta.beforeQueued),
     );
     // A created run is on disk once create returns; an earlier one found by its key, once settled.
     return created ? { run: toRunView(run), created } : this.#once({ run: toRunView(run), created });
+  }
+
+  /**
+   * A hook that waits (`?wait=`): triggers as `trigger` does, then waits up to `waitMs` for the
+   * end of the run's turn (finished, waiting or paused), from the run bus: it reads nothing from the
+   * database while it waits. `ended` is null when the wait ran out, the caller went away (`signal`)
+   * or the bus could not be listened to; the run then goes on, and the caller answers as a hook that
+   * does not wait, with `running` once the run has started.
+   */
+  async triggerAndWait(
+    caller: Actor | Promise<Actor>,
+    workflowId: string,
+    request: TriggerRequest,
+    meta: Omit<Parameters<RunService["trigger"]>[3], "beforeQueued">,
+    wait: { ms: number; signal: AbortSignal },
+  ): Promise<{ run: RunView; created: boolean; ended: TurnEnd | null }> {
+    // Listening starts before a created run is queued, so its end cannot be missed.
+    const listening: { watch?: TurnEndWatch | null } = {};
+    const result = await this.trigger(caller, workflowId, request, {
+      ...meta,
+      beforeQueued: async (run) => {
+        listening.watch = await this.#watchQuietly(run.id);
+      },
+    });
+    let { run } = result;
+    if (!result.created && isActive(run.status)) {
+      // An earlier call's run, still going: its end may come before this listens, so its row is
+      // read again once listening.
+      listening.watch = await this.#watchQuietly(run.id);
+      const row = listening.watch ? await this.#runs.findById(run.id) : undefined;
+      if (row) run = toRunView(row);
+    }
+    const watch = listening.watch;
+    if (!isActive(run.status)) {
+      watch?.stop();
+      return { ...result, run, ended: turnEndOfView(run) };
+    }
+    if (!watch) return { ...result, run, ended: null };
+    try {
+      const ended = await endWithin(watch, wait.ms, wait.signal);
+      return { ...result, run: ended || !watch.started() ? run : { ...run, status: "running" }, ended };
+    } finally {
+      watch.stop();
+    }
+  }
+
+  /** Listens for a run's turn to end; null (logged) when the run bus cannot be listened to. */
+  async #watchQuietly(runId: string): Promise<TurnEndWatch | null> {
+    try {
+      return await watchTurnEnd(this.#bus, runId);
+    } catch (error) {
+      this.#monitor.failed("bus", "a hook could not wait for its run: the run bus did not answer", error, { runId });
+      return null;
+    }
   }
 
   /** `value` once everything read so far is on disk. */
@@ -293,9 +350,16 @@ export class RunService {
    * Creates the run and queues it once on disk, inside its admission (the server-wide count sees
    * it); `visible` is told at its commit.
    */
-  async #createQueued(newRun: NewRun, visible: () => void): Promise<{ run: RunRow; created: boolean }> {
+  async #createQueued(
+    newRun: NewRun,
+    visible: () => void,
+    beforeQueued?: (run: RunRow) => Promise<void>,
+  ): Promise<{ run: RunRow; created: boolean }> {
     const result = await this.#runs.create(newRun, { visible });
-    if (result.created) await this.queueTurn(result.run);
+    if (result.created) {
+      await beforeQueued?.(result.run);
+      await this.queueTurn(result.run);
+    }
     return result;
   }
 
