@@ -1,7 +1,8 @@
 // Triggers in a browser, against the real studio: an API key is shown once and can be revoked
 // (a hook with it is then refused); a workflow's Triggers tab gives a hook call with its real
-// inputs, and a schedule's cron shows its next five fire times in the chosen time zone, refuses an
-// invalid or too frequent expression with its message, and is saved. Both languages.
+// inputs (answered at once, or once the run ends), and a schedule's cron shows its next five fire
+// times in the chosen time zone, refuses an invalid or too frequent expression with its message,
+// and is saved. Both languages.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createWorkflow, type Lang, openContext, screenshot, seriousViolations, storeSession } from "./studio.js";
@@ -75,6 +76,12 @@ describe("triggers in a browser", () => {
         expect(await example.textContent()).toContain('"message"');
         await page.getByTestId("hook-language-python").click();
         expect(await example.textContent()).toContain("requests.post(");
+        // Waiting for the result changes the call and says what comes back.
+        await page.getByTestId("hook-wait").check();
+        await expect.poll(() => example.textContent()).toContain(`/api/hooks/workflows/${workflow.id}/runs?wait=30`);
+        expect(await example.textContent()).toContain("200 once it ends");
+        await page.getByTestId("hook-wait").uncheck();
+        await expect.poll(() => example.textContent()).not.toContain("?wait=");
 
         await page.getByTestId("schedule-timezone").selectOption("Asia/Tokyo");
         await page.getByTestId("schedule-cron").fill("30 8 * * *");

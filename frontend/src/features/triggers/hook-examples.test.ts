@@ -25,6 +25,18 @@ describe("hook examples", () => {
     expect(py).toContain('json={"input": {"message": "your message", "count": 3, "urgent": True, "tags": []}}');
   });
 
+  it("waits for the run's result in every language when asked to, and says what comes back", () => {
+    for (const language of ["curl", "javascript", "python"] as const) {
+      const waiting = hookExample(language, "https://studio.example", "wf", { message: "hi" }, { wait: true });
+      expect(waiting).toContain("https://studio.example/api/hooks/workflows/wf/runs?wait=30");
+      const plain = hookExample(language, "https://studio.example", "wf", { message: "hi" });
+      expect(plain).not.toContain("?wait=");
+      if (language === "curl") continue;
+      expect(waiting).toContain("200 once it ends: { run_id, status, output, error, waiting, next }; 202 after 30 s");
+      expect(plain).toContain("202: { run_id, status }");
+    }
+  });
+
   it("quotes a single quote inside the curl body for the shell", () => {
     expect(hookExample("curl", "http://x", "w", { message: "it's" })).toContain(`"it'\\''s"`);
   });

@@ -4,6 +4,9 @@ import type { StateField } from "@/lib/api";
 
 export type HookLanguage = "curl" | "javascript" | "python";
 
+/** How long the example waits for the run's result when asked to (`?wait=`, at most 300 on the server). */
+export const HOOK_EXAMPLE_WAIT_SECONDS = 30;
+
 function exampleValue(field: StateField): unknown {
   // An empty default says nothing about what to send: show a value of the type instead.
   if (field.default !== undefined && field.default !== null && field.default !== "") return field.default;
@@ -27,15 +30,23 @@ export function exampleInput(fields: readonly StateField[]): Record<string, unkn
   return Object.fromEntries(fields.map((field) => [field.name, exampleValue(field)]));
 }
 
-/** The example in `language`; the key is read from SUPERSTEP_API_KEY, never written in. */
+/**
+ * The example in `language`; the key is read from SUPERSTEP_API_KEY, never written in. With `wait`,
+ * the call waits for the run's result (`?wait=`) instead of answering 202 at once.
+ */
 export function hookExample(
   language: HookLanguage,
   origin: string,
   workflowId: string,
   input: Record<string, unknown>,
+  options: { wait?: boolean } = {},
 ): string {
-  const url = `${origin}/api/hooks/workflows/${encodeURIComponent(workflowId)}/runs`;
+  const wait = options.wait ? `?wait=${HOOK_EXAMPLE_WAIT_SECONDS}` : "";
+  const url = `${origin}/api/hooks/workflows/${encodeURIComponent(workflowId)}/runs${wait}`;
   const body = JSON.stringify({ input }, null, 2);
+  const answer = options.wait
+    ? `200 once it ends: { run_id, status, output, error, waiting, next }; 202 after ${HOOK_EXAMPLE_WAIT_SECONDS} s`
+    : "202: { run_id, status }";
   switch (language) {
     case "curl":
       return [
@@ -56,7 +67,7 @@ export function hookExample(
         `  },`,
         `  body: JSON.stringify(${body.replaceAll("\n", "\n  ")}),`,
         `});`,
-        `const { data } = await response.json(); // 202: { run_id, status }`,
+        `const { data } = await response.json(); // ${answer}`,
       ].join("\n");
     case "python":
       return [
@@ -67,7 +78,7 @@ export function hookExample(
         `    headers={"Authorization": f"Bearer {os.environ['SUPERSTEP_API_KEY']}", "Idempotency-Key": str(uuid.uuid4())},`,
         `    json=${pythonLiteral({ input })},`,
         ")",
-        'run = response.json()["data"]  # 202: {"run_id", "status"}',
+        `run = response.json()["data"]  # ${answer}`,
       ].join("\n");
   }
 }

@@ -7,7 +7,7 @@ import { ScrollBox } from "@/components/scroll-box";
 import { Button } from "@/components/ui/button";
 import { selectDocument, useDocument, useDocumentStore } from "../editor/document";
 import { inputFields } from "../run/run-input-form";
-import { exampleInput, type HookLanguage, hookExample } from "./hook-examples";
+import { exampleInput, HOOK_EXAMPLE_WAIT_SECONDS, type HookLanguage, hookExample } from "./hook-examples";
 import { SchedulesSection } from "./schedules-section";
 
 const LANGUAGES: HookLanguage[] = ["curl", "javascript", "python"];
@@ -18,6 +18,7 @@ export function TriggersPanel() {
   const workflowId = useDocumentStore().getState().workflowId ?? "";
   const [language, setLanguage] = useState<HookLanguage>("curl");
   const [copied, setCopied] = useState(false);
+  const [wait, setWait] = useState(false);
   const fields = useMemo(() => {
     const start = document.nodes.find((n) => n.type === "start");
     return inputFields(document.state, start?.data.inputs);
@@ -27,6 +28,7 @@ export function TriggersPanel() {
     typeof location === "undefined" ? "" : location.origin,
     workflowId,
     exampleInput(fields),
+    { wait },
   );
   return (
     <div className="grid gap-5 p-3" data-testid="triggers-panel">
@@ -56,6 +58,19 @@ export function TriggersPanel() {
             </button>
           ))}
         </div>
+        <label className="flex items-center gap-2 text-xs">
+          <input
+            type="checkbox"
+            className="size-4 accent-primary"
+            checked={wait}
+            onChange={(event) => {
+              setWait(event.target.checked);
+              setCopied(false);
+            }}
+            data-testid="hook-wait"
+          />
+          {t("triggers.hook.wait", { seconds: HOOK_EXAMPLE_WAIT_SECONDS })}
+        </label>
         <ScrollBox
           className="max-h-64 overflow-auto rounded-md border bg-muted/40 p-2 font-mono text-xs"
           data-testid="hook-example"
