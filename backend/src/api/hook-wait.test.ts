@@ -263,3 +263,29 @@ describe("a waiting hook when the server stops", () => {
     }
   });
 });
+
+describe("waiting hooks and the requests in flight", () => {
+  it("stop counting once their run is accepted, and past STUDIO_MAX_IN_FLIGHT waiting ones a hook answers 202 at once", async () => {
+    const gate = await startGate();
+    const s = await hookStudio({ STUDIO_MAX_IN_FLIGHT: "2", STUDIO_WORKER_CONCURRENCY: "4" });
+    try {
+      const id = await s.save(gatedWorkflow(gate.url, "held"));
+      const first = s.hook(id, "?wait=300");
+      const second = s.hook(id, "?wait=300");
+      await gate.arrived(2);
+      // Two hooks wait, yet the server answers other requests: they no longer count.
+      expect(s.studio.app.requestLoad.inFlight).toBe(0);
+      expect(s.listeners()).toBe(2);
+      const third = await s.hook(id, "?wait=300");
+      expect(third.status).toBe(202);
+      expect(s.listeners()).toBe(2);
+      gate.open();
+      expect((await first).status).toBe(200);
+      expect((await second).status).toBe(200);
+      expect(s.studio.app.requestLoad.inFlight).toBe(0);
+    } finally {
+      await s.studio.close();
+      await gate.close();
+    }
+  });
+});

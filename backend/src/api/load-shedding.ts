@@ -11,6 +11,8 @@
 //
 // The health check, sockets and event streams are not counted: a monitor must still see the
 // server, and a socket or a stream of a run's events stays open for as long as its reader does.
+// A hook that waits for its run stops counting once its run is accepted (`release`): waiting
+// costs a socket and a listener, not work.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError } from "../core/errors.js";
@@ -28,6 +30,8 @@ const IN_FLIGHT_RETRY_SECONDS = 2;
 export class RequestLoad {
   readonly max: number;
   #inFlight = 0;
+  /** The counted requests' way of stopping to count, once (at release or at their answer). */
+  readonly #releases = new WeakMap<FastifyRequest, () => void>();
 
   constructor(max: number) {
     this.max = max;
@@ -49,12 +53,22 @@ export class RequestLoad {
         });
       }
       this.#inFlight++;
-      // `close` comes once per response: when it has been sent, or when the client went away.
-      reply.raw.once("close", () => {
+      let counted = true;
+      const release = () => {
+        if (!counted) return;
+        counted = false;
         this.#inFlight--;
-      });
+      };
+      this.#releases.set(request, release);
+      // `close` comes once per response: when it has been sent, or when the client went away.
+      reply.raw.once("close", release);
       await nextTurn();
     });
+  }
+
+  /** Stops counting a request before its answer (a hook that waits for its run, once the run is accepted). */
+  release(request: FastifyRequest): void {
+    this.#releases.get(request)?.();
   }
 }
 

@@ -249,7 +249,8 @@ export const hookRoutes =
         // Not awaited here: the run service reads the workflow while the key is being checked.
         const caller = c.auth.authenticateApiKey(request.headers.authorization);
         const meta = { trigger: "api", idempotencyKey: request.headers["idempotency-key"], keepApiKey: true };
-        const waitSeconds = request.query.wait ?? 0;
+        // At most as many hooks wait at once as requests are handled at once; past that, 202 at once.
+        const waitSeconds = waiting.size < c.config.maxInFlight ? (request.query.wait ?? 0) : 0;
         if (waitSeconds === 0) {
           const { run } = await c.runs.trigger(caller, request.params.wid, request.body, meta);
           return reply.code(202).send({ data: { run_id: run.id, status: run.status } });
@@ -263,6 +264,7 @@ export const hookRoutes =
           const { run, ended } = await c.runs.triggerAndWait(caller, request.params.wid, request.body, meta, {
             ms: waitSeconds * 1000,
             signal: wait.signal,
+            accepted: () => app.requestLoad.release(request),
           });
           if (!ended) return reply.code(202).send({ data: { run_id: run.id, status: run.status } });
           return reply.code(200).send({ data: { run_id: run.id, ...ended } });

@@ -234,7 +234,12 @@ export class RunService {
     workflowId: string,
     request: TriggerRequest,
     meta: Omit<Parameters<RunService["trigger"]>[3], "beforeQueued">,
-    wait: { ms: number; signal: AbortSignal },
+    wait: {
+      ms: number;
+      signal: AbortSignal;
+      /** Called once the run is accepted (created, or found by its key), before the wait. */
+      accepted?: () => void;
+    },
   ): Promise<{ run: RunView; created: boolean; ended: TurnEnd | null }> {
     // Listening starts before a created run is queued, so its end cannot be missed.
     const listening: { watch?: TurnEndWatch | null } = {};
@@ -244,6 +249,7 @@ export class RunService {
         listening.watch = await this.#watchQuietly(run.id);
       },
     });
+    wait.accepted?.();
     let { run } = result;
     if (!result.created && isActive(run.status)) {
       // An earlier call's run, still going: its end may come before this listens, so its row is
