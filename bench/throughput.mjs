@@ -1182,6 +1182,8 @@ async function main() {
   // The interleaved rounds.
   const sides = { studio: null, bare, "bare-full": bareFull };
   const results = {};
+  /** With --observe hook, each graph's round whose 202s are timed. */
+  const timedRounds = {};
   for (const name of graphs) {
     results[name] = { studio: [], bare: [], "bare-full": [] };
     for (let round = 1; round <= 2; round++) {
@@ -1196,7 +1198,7 @@ async function main() {
     if (OBSERVE === "hook") {
       // The hook's 202 at 20 in flight, timed in a round of its own (runs seen ending in the table).
       const r = await studioRoundCounted(workflows[name], runs, IN_FLIGHT, "ok", "database");
-      results[name].timed = r;
+      timedRounds[name] = r;
       console.log(`  ${name} 202s timed   ${roundText(r)}`);
     }
   }
@@ -1336,7 +1338,7 @@ async function main() {
         ]);
       }
     }
-    const timed = results[name].timed;
+    const timed = timedRounds[name];
     if (timed) {
       rows.push([
         name,
@@ -1450,7 +1452,7 @@ async function main() {
     );
     add(
       `${name}: hook 202 p50 / p99, ${IN_FLIGHT} in flight`,
-      hookFigure(s.hooks.length > 0 ? s.hooks : (results[name].timed?.hookLatencies ?? [])),
+      hookFigure(s.hooks.length > 0 ? s.hooks : (timedRounds[name]?.hookLatencies ?? [])),
       "",
       null,
     );
@@ -1529,6 +1531,7 @@ async function main() {
   const failed =
     Object.values(results).reduce((n, r) => n + Object.values(r).reduce((m, list) => m + totals(list).failures, 0), 0) +
     high.failures +
+    Object.values(timedRounds).reduce((n, r) => n + r.failures, 0) +
     (waited ? waited.left.failures + waited.failures.length : 0);
   if (failed > 0) {
     console.log(`\n${failed} run(s) or resume(s) FAILED: the figures count completed runs only.`);
