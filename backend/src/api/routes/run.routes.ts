@@ -179,7 +179,7 @@ export const runRoutes =
   };
 
 /** The longest a hook may wait for its run (`?wait=`), in seconds. */
-export const HOOK_WAIT_MAX_SECONDS = 300;
+const HOOK_WAIT_MAX_SECONDS = 300;
 
 /**
  * Run triggers for other systems: an API key, not a session, and an optional Idempotency-Key.

@@ -223,7 +223,7 @@ export class RunService {
   }
 
   /**
-   * A hook that waits (`?wait=`): triggers as `trigger` does, then waits up to `waitMs` for the
+   * A hook that waits (`?wait=`): triggers as `trigger` does, then waits up to `wait.ms` for the
    * end of the run's turn (finished, waiting or paused), from the run bus: it reads nothing from the
    * database while it waits. `ended` is null when the wait ran out, the caller went away (`signal`)
    * or the bus could not be listened to; the run then goes on, and the caller answers as a hook that
