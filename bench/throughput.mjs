@@ -1312,55 +1312,31 @@ async function main() {
   // ---- Results -------------------------------------------------------------------------------
   console.log("\nPer round (CPU: the process and its children, per completed run; run: trigger to completion seen):\n");
   const rows = [];
+  const roundRow = (name, round, side, r) => [
+    name,
+    round,
+    side,
+    r.completed,
+    fixed(r.completed / (r.wallMs / 1000)),
+    fixed(r.cpuMs / r.completed, 2),
+    fixed(percentile(r.runLatencies, 0.5)),
+    fixed(percentile(r.runLatencies, 0.99)),
+    r.hookLatencies?.length ? fixed(percentile(r.hookLatencies, 0.5)) : "",
+    r.hookLatencies?.length ? fixed(percentile(r.hookLatencies, 0.99)) : "",
+    r.benchCpuMs === undefined ? "" : fixed(r.benchCpuMs / r.completed, 2),
+    ...(studio.databasePid
+      ? [
+          r.dbCpuMs == null ? "" : fixed(r.dbCpuMs / r.completed, 2),
+          r.observerDbCpuMs == null ? "" : fixed(r.observerDbCpuMs / r.completed, 2),
+        ]
+      : []),
+    r.failures || "",
+  ];
   for (const name of graphs) {
     for (let i = 0; i < 2; i++) {
-      for (const side of Object.keys(sides)) {
-        const r = results[name][side][i];
-        rows.push([
-          name,
-          i + 1,
-          side,
-          r.completed,
-          fixed(r.completed / (r.wallMs / 1000)),
-          fixed(r.cpuMs / r.completed, 2),
-          fixed(percentile(r.runLatencies, 0.5)),
-          fixed(percentile(r.runLatencies, 0.99)),
-          r.hookLatencies?.length ? fixed(percentile(r.hookLatencies, 0.5)) : "",
-          r.hookLatencies?.length ? fixed(percentile(r.hookLatencies, 0.99)) : "",
-          r.benchCpuMs === undefined ? "" : fixed(r.benchCpuMs / r.completed, 2),
-          ...(studio.databasePid
-            ? [
-                r.dbCpuMs == null ? "" : fixed(r.dbCpuMs / r.completed, 2),
-                r.observerDbCpuMs == null ? "" : fixed(r.observerDbCpuMs / r.completed, 2),
-              ]
-            : []),
-          r.failures || "",
-        ]);
-      }
+      for (const side of Object.keys(sides)) rows.push(roundRow(name, i + 1, side, results[name][side][i]));
     }
-    const timed = timedRounds[name];
-    if (timed) {
-      rows.push([
-        name,
-        "",
-        "studio-202",
-        timed.completed,
-        fixed(timed.completed / (timed.wallMs / 1000)),
-        fixed(timed.cpuMs / timed.completed, 2),
-        fixed(percentile(timed.runLatencies, 0.5)),
-        fixed(percentile(timed.runLatencies, 0.99)),
-        fixed(percentile(timed.hookLatencies, 0.5)),
-        fixed(percentile(timed.hookLatencies, 0.99)),
-        fixed(timed.benchCpuMs / timed.completed, 2),
-        ...(studio.databasePid
-          ? [
-              timed.dbCpuMs == null ? "" : fixed(timed.dbCpuMs / timed.completed, 2),
-              timed.observerDbCpuMs == null ? "" : fixed(timed.observerDbCpuMs / timed.completed, 2),
-            ]
-          : []),
-        timed.failures || "",
-      ]);
-    }
+    if (timedRounds[name]) rows.push(roundRow(name, "", "studio-202", timedRounds[name]));
   }
   table(
     [
