@@ -8,6 +8,7 @@ import {
   edge,
   type Gate,
   gatedWorkflow,
+  httpTool,
   startGate,
 } from "../../test/engine-harness.js";
 import { setupOwner, startTestStudio } from "../../test/test-studio.js";
@@ -39,6 +40,7 @@ async function hookStudio(env: Record<string, string> = {}) {
   const base = `http://127.0.0.1:${(studio.app.server.address() as { port: number }).port}`;
   return {
     studio,
+    auth,
     save: async (document: object) =>
       (await studio.app.inject({ method: "POST", url: "/api/workflows", headers: auth, payload: document })).json().data
         .id as string,
@@ -103,6 +105,28 @@ describe("a hook that waits for its run", () => {
     });
     expect(answer.body.data.output).toMatchObject({ n: 3 });
     expect(s.listeners()).toBe(0);
+  });
+
+  it("answers 200 with the error when the run fails", async () => {
+    // The port of a server that has closed: the node's call is refused.
+    const closed = await startGate();
+    const url = closed.url;
+    await closed.close();
+    const failing = {
+      name: "failing",
+      state: [{ name: "reply", type: "any" }],
+      nodes: [httpTool("call", `${url}/gone`, "reply")],
+      edges: [edge("start", "call"), edge("call", "end")],
+    };
+    const answer = await s.hook(await s.save(failing), "?wait=30");
+    expect(answer.status).toBe(200);
+    const run = (
+      await s.studio.app.inject({ method: "GET", url: `/api/runs/${answer.body.data.run_id}`, headers: s.auth })
+    ).json().data as { status: string; error: unknown };
+    expect(run.status).toBe("error");
+    expect(answer.body.data).toMatchObject({ status: "error", output: null });
+    expect(answer.body.data.error).toEqual(run.error);
+    expect(answer.body.data.error).toMatchObject({ code: "HTTP_TOOL_FAILED" });
   });
 
   it("answers 200 with the Human form when the run stops to wait for a person", async () => {
