@@ -17,6 +17,8 @@ import {
 } from "./studio.js";
 import { studioSuite } from "./studio-suite.js";
 
+type Box = { x: number; y: number; width: number; height: number };
+
 interface Node {
   id: string;
   type: string;
@@ -160,14 +162,31 @@ describe("the editor canvas in a browser", () => {
         return false;
       })
       .toBe(true);
-    const a = await from.boundingBox();
-    const b = await to.boundingBox();
-    if (!a || !b) throw new Error(`handle not visible: ${source}/${handle} → ${target}`);
+    // Where the handles are once the view has stopped moving (a fit, or a panel that just opened
+    // and resized the canvas, moves them): the same boxes twice in a row.
+    let last = "";
+    let boxes: { a: Box; b: Box } | null = null;
+    await expect
+      .poll(async () => {
+        const a = await from.boundingBox();
+        const b = await to.boundingBox();
+        const now = JSON.stringify([a, b]);
+        const steady = a !== null && b !== null && now === last;
+        last = now;
+        if (steady) boxes = { a, b };
+        return steady;
+      })
+      .toBe(true);
+    if (!boxes) throw new Error(`handle not visible: ${source}/${handle} → ${target}`);
+    const { a, b } = boxes as { a: Box; b: Box };
+    const edges = await page.locator(".react-flow__edge").count();
     await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
     await page.mouse.down();
     await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
     await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 5 });
     await page.mouse.up();
+    // The connection is drawn before the next one is made.
+    await expect.poll(() => page.locator(".react-flow__edge").count()).toBe(edges + 1);
   }
 
   for (const lang of ["en", "vi"] as const) {
