@@ -177,8 +177,8 @@ describe("the editor canvas in a browser", () => {
         return steady;
       })
       .toBe(true);
-    if (!boxes) throw new Error(`handle not visible: ${source}/${handle} → ${target}`);
-    const { a, b } = boxes as { a: Box; b: Box };
+    // Set by the poll once it passed (TypeScript cannot see the callback's assignment).
+    const { a, b } = boxes as unknown as { a: Box; b: Box };
     const edges = await page.locator(".react-flow__edge").count();
     await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
     await page.mouse.down();

@@ -27,6 +27,7 @@ import { EventRecorder } from "./event-recorder.js";
 import type { RunBus } from "./run-bus.js";
 import type { RunWorker } from "./run-worker.js";
 import { watchStorage } from "./storage-watch.js";
+import { endsTurn } from "./turn-end-watch.js";
 
 // Writing an ending the database refused is tried again after these waits (the last one repeats).
 const ENDING_RETRY_MS = [200, 500, 1000, 2000, 5000];
@@ -269,7 +270,7 @@ export class RunExecutor implements RunWorker {
         onEvent: (event) => {
           events.push(event);
           if (turn.leaseLost) return;
-          if (ENDING_EVENTS.has(event.type)) {
+          if (endsTurn(event.type)) {
             ending = event;
             return;
           }
@@ -437,8 +438,6 @@ export class RunExecutor implements RunWorker {
 function isFirstTurn(run: RunRow): boolean {
   return run.attempt === 1 && run.parent_run_id === null && run.pending_resume === null;
 }
-
-const ENDING_EVENTS: ReadonlySet<string> = new Set(["run_finished", "run_waiting", "run_paused"]);
 
 /** A run's own ledger; a fork's also reads the results its parent finished (decision 0019). */
 function ledgerOf(run: RunRow, nodeResults: NodeResultRepository) {

@@ -24,13 +24,12 @@ import type { WorkflowService } from "../workflow.service.js";
 import { checkForkState } from "./fork-state.js";
 import { type RunView, toRunView } from "./run.service.js";
 import type { RunAdmission } from "./run-admission.js";
+import { isActive } from "./turn-end-watch.js";
 
 // The hidden channels of engine/compiler/state-channels.ts, which loads LangGraph (not at start).
 const VISITS_CHANNEL = "__visits__";
 // Engine channels ("__…") and LangGraph's own ("branch:to:…") are not state fields, which are identifiers.
 const isHidden = (key: string) => key.startsWith("__") || key.includes(":");
-// A run whose worker may still write checkpoints and results: not forked (see decision 0019).
-const IN_FLIGHT = new Set(["queued", "running"]);
 // Node types whose results a fork may reuse: side effects, and Subgraph nodes (the side effects inside them).
 const REUSABLE_TYPES: ReadonlySet<string> = new Set([...SIDE_EFFECT_TYPES, "subgraph"]);
 
@@ -177,7 +176,8 @@ export class RunForkService {
 
   async #plan(actor: Actor, runId: string, request: ForkRequest): Promise<Plan> {
     const run = await this.#owned(actor, runId);
-    if (IN_FLIGHT.has(run.status)) throw new AppError("RUN_STILL_RUNNING", { status: run.status });
+    // A run whose worker may still write checkpoints and results: not forked (see decision 0019).
+    if (isActive(run.status)) throw new AppError("RUN_STILL_RUNNING", { status: run.status });
     // An imported run's checkpoints hold the runner's state, which only runner.py reads.
     if (importedGraphOf(new StoredDocument(run.document).parsed()))
       throw new AppError("IMPORTED_RUN_NOT_FORKABLE", { run_id: run.id });

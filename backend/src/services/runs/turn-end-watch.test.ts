@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StudioEvent } from "../../engine/runtime/events.js";
 import { MemoryRunBus, type RunBus } from "./run-bus.js";
-import { endWithin, turnEndOf, watchTurnEnd } from "./turn-end-watch.js";
+import { endsTurn, endWithin, turnEndOf, watchTurnEnd } from "./turn-end-watch.js";
 
 const event = (type: StudioEvent["type"], data: Record<string, unknown> = {}, runId = "r1", seq = 1): StudioEvent => ({
   run_id: runId,
@@ -29,8 +29,11 @@ describe("the end of a run's turn", () => {
     const form = { message: "OK?", fields: [], expires_at: null };
     expect(turnEndOf(event("run_waiting", form))).toMatchObject({ status: "waiting", waiting: form });
     expect(turnEndOf(event("run_paused", { next: ["b"] }))).toMatchObject({ status: "paused", next: ["b"] });
-    for (const type of ["run_started", "node_started", "node_finished", "node_token", "error"] as const)
+    for (const type of ["run_finished", "run_waiting", "run_paused"]) expect(endsTurn(type)).toBe(true);
+    for (const type of ["run_started", "node_started", "node_finished", "node_token", "error"] as const) {
       expect(turnEndOf(event(type))).toBeNull();
+      expect(endsTurn(type)).toBe(false);
+    }
   });
 
   it("is heard for its own run only, and says the run started at its first event", async () => {

@@ -26,6 +26,13 @@ export interface TurnEndWatch {
   stop(): void;
 }
 
+const ENDING_EVENTS: ReadonlySet<string> = new Set(["run_finished", "run_waiting", "run_paused"]);
+
+/** Whether an event of this type ends the run's turn (finished, waiting or paused). */
+export function endsTurn(type: string): boolean {
+  return ENDING_EVENTS.has(type);
+}
+
 /** The turn's end an event says, or null for an event within the turn. */
 export function turnEndOf(event: Pick<StudioEvent, "type" | "data">): TurnEnd | null {
   const data = event.data;
