@@ -63,6 +63,7 @@ async function roundTrip(language) {
   const started = performance.now();
   const result = await runInSandbox({ language, code: CODE[language], args: [STATE] }, limits, undefined, {
     warm: engine.codeWarm,
+    warmMax: engine.codeWarmMax,
   });
   if (!result.ok) throw new Error(`${language}: ${result.code} ${result.message}`);
   return performance.now() - started;
@@ -99,7 +100,8 @@ async function run(document, input = {}) {
 const [load1] = loadavg();
 console.log(
   `${availableParallelism()} cores, load average ${load1.toFixed(2)} at start; STUDIO_CODE_MEMORY=${limits.memoryMb}, ` +
-    `STUDIO_CODE_WARM=${engine.codeWarm ?? "(none)"}; ${pool ? "warm pool" : "no pool (a child per call)"}`,
+    `STUDIO_CODE_WARM=${engine.codeWarm ?? "(none)"}, STUDIO_CODE_WARM_MAX=${engine.codeWarmMax ?? "(none)"}; ` +
+    `${pool ? "warm pool" : "no pool (a child per call)"}`,
 );
 
 for (const language of ["javascript", "python"]) {
@@ -138,6 +140,39 @@ for (const language of ["javascript", "python"]) {
   for (let i = 0; i < calls; i++) nodesBackToBack.push((await run(document, STATE)).code);
   console.log(`  Code node in a run, runs back to back: ${summary(nodesBackToBack)}`);
 }
+
+// The issue's other case: a workflow with three Python steps, run again and again with a pause
+// between runs (a person, a schedule) until the pool has what it keeps ready.
+await reset();
+const STEPS = ["first", "second", "third"];
+const threeSteps = {
+  name: "three Python Code nodes in a row",
+  state: [
+    { name: "text", type: "string" },
+    { name: "stats", type: "object" },
+  ],
+  nodes: STEPS.map((id) => ({
+    id,
+    type: "code",
+    position: at,
+    data: { language: "python", code: CODE.python, outputs: ["stats"] },
+  })),
+  edges: ["start", ...STEPS, "end"]
+    .slice(1)
+    .map((target, i) => ({ id: `e${i}`, source: ["start", ...STEPS][i], target })),
+};
+console.log(
+  `\nthree Python Code nodes in a row, runs with a pause until the pool is ready (sum of the nodes' duration_ms)`,
+);
+const threeStepRuns = [];
+for (let i = 1; i <= Math.max(10, Math.min(calls, 20)); i++) {
+  if (i > 1) await ready("python");
+  const durations = await run(threeSteps, STATE);
+  const sum = STEPS.reduce((total, id) => total + durations[id], 0);
+  if (i <= 3) console.log(`  run ${i}: ${STEPS.map((id) => `${durations[id]}`).join(" + ")} = ${sum} ms`);
+  else threeStepRuns.push(sum);
+}
+console.log(`  runs 4 and later: ${summary(threeStepRuns).replace("calls", "runs")}`);
 
 // The issue's case: the fan-out-join example (a JavaScript and a Python branch, then JavaScript),
 // five runs in a row, as a studio runs them.

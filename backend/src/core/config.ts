@@ -86,6 +86,8 @@ export interface EngineConfig {
   codeMemoryMb: number;
   /** Sandbox children per language kept ready once that language has run (STUDIO_CODE_WARM). */
   codeWarm: number;
+  /** What that may grow to while Code nodes find no child ready (STUDIO_CODE_WARM_MAX). */
+  codeWarmMax: number;
   runTimeoutMs: number;
   maxSupersteps: number;
   maxEventBytes: number;
@@ -385,6 +387,7 @@ function engineConfig(env: Env): EngineConfig {
     codeTimeoutMs: integer(env, "STUDIO_CODE_TIMEOUT", 10, 1, 3600) * 1000,
     codeMemoryMb: integer(env, "STUDIO_CODE_MEMORY", 256, 32, 16384),
     codeWarm: integer(env, "STUDIO_CODE_WARM", 1, 0, 16),
+    codeWarmMax: integer(env, "STUDIO_CODE_WARM_MAX", 4, 0, 16),
     runTimeoutMs: integer(env, "STUDIO_RUN_TIMEOUT", 3600, 1, 30 * 24 * 3600) * 1000,
     maxSupersteps: integer(env, "STUDIO_MAX_SUPERSTEPS", 200, 1, 100_000),
     maxEventBytes: integer(env, "STUDIO_MAX_EVENT_BYTES", 64 * 1024, 1024, 64 * 1024 * 1024),

@@ -15,6 +15,7 @@ async function sandboxed(env: ExecutionEnv, call: SandboxCall): Promise<unknown>
   const result: SandboxResult = await withSandboxSlot(() =>
     runInSandbox(call, { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb }, signal, {
       warm: engine.codeWarm,
+      warmMax: engine.codeWarmMax,
     }),
   );
   if (signal.aborted) throw signal.reason;

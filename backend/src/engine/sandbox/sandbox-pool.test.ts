@@ -3,7 +3,7 @@
 // cancelled or time out, and every child goes when the pool stops. Nothing here measures time;
 // the pool's counters say which child served what.
 import { readlinkSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runInSandbox, type SandboxCall, type SandboxResult } from "./sandbox.js";
 import { sandboxPoolReady, sandboxPoolStats, stopSandboxPool } from "./sandbox-pool.js";
 
@@ -175,6 +175,69 @@ describe("sandbox pool: reuse", () => {
     expect(sandboxPoolStats().pids.python).not.toContain(ready);
     await sandboxPoolReady("python", limits.memoryMb);
     expect(sandboxPoolStats().ready.python).toHaveLength(1);
+  });
+});
+
+describe("sandbox pool: growing with what it is asked", () => {
+  const call: SandboxCall = { language: "python", code: "def main():\n    return 1\n", args: [] };
+  const given = { timeoutMs: 60_000, memoryMb: 67 };
+  /** Calls one after another, each as soon as the one before has answered. */
+  async function inARow(calls: number, size: { warm: number; warmMax: number }): Promise<void> {
+    for (let i = 0; i < calls; i++) expect(value(await runInSandbox(call, given, undefined, size))).toBe(1);
+  }
+  async function readyCount(): Promise<number> {
+    await sandboxPoolReady("python", given.memoryMb);
+    return sandboxPoolStats().ready.python.length;
+  }
+
+  it("keeps one more child ready for each call that found none, up to its most, and goes back after five quiet minutes", async () => {
+    // Only the pool's own timers are faked: children start and answer in real time.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const size = { warm: 1, warmMax: 3 };
+      // The pool's first call starts its child: that grows nothing.
+      await inARow(1, size);
+      expect(await readyCount()).toBe(1);
+      // The second call comes before the first one's replacement is ready (it is started after
+      // the answer, once this turn of the event loop is over).
+      await inARow(2, size);
+      expect(await readyCount()).toBe(2);
+      await inARow(3, size);
+      expect(await readyCount()).toBe(3);
+      // The fourth finds none ready too, but three is the most.
+      await inARow(4, size);
+      expect(await readyCount()).toBe(3);
+      const grown = sandboxPoolStats().ready.python;
+      vi.advanceTimersByTime(5 * 60_000 - 1);
+      expect(sandboxPoolStats().ready.python).toEqual(grown);
+      vi.advanceTimersByTime(1);
+      const left = sandboxPoolStats().ready.python;
+      expect(left).toHaveLength(1);
+      expect(grown).toContain(left[0]);
+      // A call that finds one ready grows nothing.
+      await inARow(1, size);
+      expect(await readyCount()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("grows a JavaScript pool for calls at once, whose children serve again", async () => {
+    const at = { timeoutMs: 60_000, memoryMb: 68 };
+    const size = { warm: 1, warmMax: 3 };
+    const jsCall: SandboxCall = { language: "javascript", code: "function main() { return 1; }", args: [] };
+    expect(value(await runInSandbox(jsCall, at, undefined, size))).toBe(1);
+    await sandboxPoolReady("javascript", at.memoryMb);
+    // The first takes the ready child; the other two find it busy.
+    const results = await Promise.all([1, 2, 3].map(() => runInSandbox(jsCall, at, undefined, size)));
+    expect(results.map(value)).toEqual([1, 1, 1]);
+    await sandboxPoolReady("javascript", at.memoryMb);
+    expect(sandboxPoolStats().ready.javascript).toHaveLength(3);
+  });
+
+  it("grows nothing with warm 0, which starts a child for every call", async () => {
+    await inARow(3, { warm: 0, warmMax: 3 });
+    expect(await readyCount()).toBe(0);
   });
 });
 

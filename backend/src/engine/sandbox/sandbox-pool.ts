@@ -26,6 +26,10 @@ import { SandboxProcess, SandboxStartError } from "./sandbox-process.js";
 /** Ready children per language after its first use, unless the caller says otherwise. */
 export const DEFAULT_WARM_CHILDREN = 1;
 const IDLE_MS = 10 * 60_000;
+/** What the pool may grow to unless the caller says otherwise. */
+export const DEFAULT_MOST_WARM_CHILDREN = 4;
+// Shorter than IDLE_MS: the children a burst asked for go first, and the pool's own ones later.
+const GROWN_FOR_MS = 5 * 60_000;
 const MAX_CALLS_PER_CHILD = 500;
 // A child that is not ready by then is stuck: it is killed, and the call waiting for it (if it has
 // not given up already) learns why.
@@ -42,7 +46,15 @@ interface Waiter {
 interface Pool {
   language: RuntimeLanguage;
   memoryMb: number;
+  /** Children kept ready at least (after the first call), and at most after growing. */
   warm: number;
+  most: number;
+  /** Children kept ready beyond `warm`, one for each call that found none ready. */
+  grown: number;
+  /** Ends the growth GROWN_FOR_MS after the last call that had to wait. */
+  shrinkTimer: NodeJS.Timeout | null;
+  /** Calls handed a child so far: the first call of a pool finds none ready and grows nothing. */
+  served: number;
   ready: SandboxProcess[];
   starting: number;
   /** Children running a call. */
@@ -84,6 +96,12 @@ type SnapshotState =
   | { state: "unavailable" };
 let snapshot: SnapshotState = { state: "none" };
 
+/** How many children a pool keeps ready: `warm`, growing up to `most` (0 for `warm` 0: no pool). */
+export interface PoolSize {
+  warm: number;
+  most: number;
+}
+
 export interface Lease {
   /** The child to run the call in, or why none could be had. */
   outcome: Promise<Outcome>;
@@ -92,10 +110,15 @@ export interface Lease {
 }
 
 /** A ready child for one call: one waiting in the pool, else the next one that becomes ready. */
-export function acquireChild(language: RuntimeLanguage, memoryMb: number, warm = DEFAULT_WARM_CHILDREN): Lease {
+export function acquireChild(
+  language: RuntimeLanguage,
+  memoryMb: number,
+  size: PoolSize = { warm: DEFAULT_WARM_CHILDREN, most: DEFAULT_MOST_WARM_CHILDREN },
+): Lease {
   installExitHook();
-  const pool = poolFor(language, memoryMb, warm);
+  const pool = poolFor(language, memoryMb, size);
   const idle = takeReady(pool);
+  pool.served += 1;
   if (idle) {
     pool.busy += 1;
     // Its replacement starts when the call ends (releaseChild): loading an interpreter now would
@@ -108,6 +131,9 @@ export function acquireChild(language: RuntimeLanguage, memoryMb: number, warm =
   });
   const waiter: Waiter = { settle };
   pool.waiters.push(waiter);
+  // Found none ready because calls came faster than children start: a Python child serves one
+  // call, and a JavaScript one is busy with another call (not merely replaced after a timeout).
+  if (language === "python" ? pool.served > 1 : pool.busy > 0) grow(pool);
   replenish(pool);
   return {
     outcome,
@@ -141,7 +167,7 @@ export function releaseChild(child: SandboxProcess, how: ChildRelease): void {
     child.idle &&
     pool !== undefined &&
     isCurrent(pool) &&
-    (pool.waiters.length > 0 || pool.ready.length < pool.warm);
+    (pool.waiters.length > 0 || pool.ready.length < readyWanted(pool));
   if (keep && pool) offer(pool, child);
   else child.kill();
   // Starting a process blocks this thread for a moment: after the caller has its result.
@@ -152,6 +178,7 @@ export function releaseChild(child: SandboxProcess, how: ChildRelease): void {
 export async function stopSandboxPool(): Promise<void> {
   const children = [...live];
   for (const pool of pools.values()) {
+    if (pool.shrinkTimer) clearTimeout(pool.shrinkTimer);
     for (const timer of pool.idleTimers.values()) clearTimeout(timer);
     pool.idleTimers.clear();
     pool.ready = [];
@@ -170,7 +197,7 @@ export async function stopSandboxPool(): Promise<void> {
 }
 
 /**
- * Resolves once the pool of this language and memory size has its `warm` children ready, or is
+ * Resolves once the pool of this language and memory size has the children it keeps ready, or is
  * stopped (benchmarks, tests). Resolves at once for a pool that was never used.
  */
 export async function sandboxPoolReady(language: RuntimeLanguage, memoryMb: number): Promise<void> {
@@ -179,7 +206,7 @@ export async function sandboxPoolReady(language: RuntimeLanguage, memoryMb: numb
   const hold = setInterval(() => {}, 60_000);
   try {
     // A pool whose children fail to start starts none ahead: nothing is coming to wait for.
-    while (pool && isCurrent(pool) && pool.ready.length < pool.warm && (pool.healthy || pool.starting > 0)) {
+    while (pool && isCurrent(pool) && pool.ready.length < readyWanted(pool) && (pool.healthy || pool.starting > 0)) {
       await new Promise<void>((resolve) => pool.readyWatchers.push(resolve));
     }
   } finally {
@@ -211,14 +238,18 @@ function isCurrent(pool: Pool): boolean {
   return pools.get(keyOf(pool.language, pool.memoryMb)) === pool;
 }
 
-function poolFor(language: RuntimeLanguage, memoryMb: number, warm: number): Pool {
+function poolFor(language: RuntimeLanguage, memoryMb: number, size: PoolSize): Pool {
   const key = keyOf(language, memoryMb);
   let pool = pools.get(key);
   if (!pool) {
     pool = {
       language,
       memoryMb,
-      warm,
+      warm: 0,
+      most: 0,
+      grown: 0,
+      shrinkTimer: null,
+      served: 0,
       ready: [],
       starting: 0,
       busy: 0,
@@ -232,11 +263,38 @@ function poolFor(language: RuntimeLanguage, memoryMb: number, warm: number): Poo
     for (const other of pools.values()) {
       if (other === pool || other.language !== language) continue;
       other.warm = 0;
+      other.most = 0;
+      shrink(other);
       for (const child of other.ready.splice(0)) leaveReady(other, child);
     }
   }
-  pool.warm = Math.max(0, warm);
+  pool.warm = Math.max(0, size.warm);
+  // `warm` 0 starts a child for every call: nothing is kept, so nothing grows either.
+  pool.most = pool.warm === 0 ? 0 : Math.max(pool.warm, size.most);
   return pool;
+}
+
+/** Children this pool keeps ready now. */
+function readyWanted(pool: Pool): number {
+  return Math.min(pool.warm + pool.grown, pool.most);
+}
+
+/** A call found no child ready: keep one more ready from now on, until the burst is over. */
+function grow(pool: Pool): void {
+  if (!pool.healthy || pool.warm + pool.grown >= pool.most) return;
+  pool.grown += 1;
+  if (pool.shrinkTimer) clearTimeout(pool.shrinkTimer);
+  pool.shrinkTimer = setTimeout(() => {
+    shrink(pool);
+    while (pool.ready.length > readyWanted(pool)) leaveReady(pool, pool.ready[pool.ready.length - 1] as SandboxProcess);
+  }, GROWN_FOR_MS);
+  pool.shrinkTimer.unref();
+}
+
+function shrink(pool: Pool): void {
+  if (pool.shrinkTimer) clearTimeout(pool.shrinkTimer);
+  pool.shrinkTimer = null;
+  pool.grown = 0;
 }
 
 function takeReady(pool: Pool): SandboxProcess | undefined {
@@ -257,7 +315,7 @@ function leaveReady(pool: Pool, child: SandboxProcess, kill = true): void {
   if (kill) child.kill();
 }
 
-/** A ready child goes to the first waiter, or waits in the pool (up to `warm`). */
+/** A ready child goes to the first waiter, or waits in the pool (up to what it keeps ready). */
 function offer(pool: Pool, child: SandboxProcess): void {
   const waiter = pool.waiters.shift();
   if (waiter) {
@@ -265,7 +323,7 @@ function offer(pool: Pool, child: SandboxProcess): void {
     waiter.settle({ ok: true, child });
     return;
   }
-  if (!isCurrent(pool) || pool.ready.length >= pool.warm) {
+  if (!isCurrent(pool) || pool.ready.length >= readyWanted(pool)) {
     child.kill();
     return;
   }
@@ -277,13 +335,14 @@ function offer(pool: Pool, child: SandboxProcess): void {
 }
 
 /**
- * Starts children until every waiting call has one coming and `warm` will be ready once the
- * running calls end. A JavaScript child running a call comes back; a Python child does not.
+ * Starts children until every waiting call has one coming and the pool's ready children will be
+ * there once the running calls end. A JavaScript child running a call comes back; a Python child
+ * does not.
  */
 function replenish(pool: Pool): void {
   if (!isCurrent(pool)) return;
   const coming = () => pool.ready.length + pool.starting + (pool.language === "javascript" ? pool.busy : 0);
-  const ahead = pool.healthy ? pool.warm : 0;
+  const ahead = pool.healthy ? readyWanted(pool) : 0;
   const wanted = () =>
     pool.language === "javascript" ? Math.max(ahead, pool.busy + pool.waiters.length) : ahead + pool.waiters.length;
   while (coming() < wanted() && pool.starting < MAX_STARTING) {

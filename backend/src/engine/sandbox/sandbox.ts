@@ -10,7 +10,13 @@ import type { RuntimeLanguage } from "./child-command.js";
 import { type FailureCode, parseMessage, parseResultValue } from "./child-messages.js";
 import { LogBuffer } from "./log-buffer.mjs";
 import { watchMemory } from "./memory-watchdog.js";
-import { acquireChild, type ChildRelease, DEFAULT_WARM_CHILDREN, releaseChild } from "./sandbox-pool.js";
+import {
+  acquireChild,
+  type ChildRelease,
+  DEFAULT_MOST_WARM_CHILDREN,
+  DEFAULT_WARM_CHILDREN,
+  releaseChild,
+} from "./sandbox-pool.js";
 import { type SandboxProcess, SandboxStartError } from "./sandbox-process.js";
 
 export type SandboxLanguage = RuntimeLanguage;
@@ -31,6 +37,8 @@ export interface SandboxCall {
 export interface SandboxOptions {
   /** Children of this language kept ready after its first call (STUDIO_CODE_WARM). */
   warm?: number;
+  /** What that may grow to while calls find none ready (STUDIO_CODE_WARM_MAX). */
+  warmMax?: number;
   /** How long the call may wait for a child to be ready (default: a minute). */
   startupTimeoutMs?: number;
 }
@@ -84,7 +92,10 @@ export function runInSandbox(
   const tooMuchMemory = `The code used more than ${limits.memoryMb} MB.`;
 
   return new Promise<SandboxResult>((resolve, reject) => {
-    const lease = acquireChild(call.language, limits.memoryMb, options.warm ?? DEFAULT_WARM_CHILDREN);
+    const lease = acquireChild(call.language, limits.memoryMb, {
+      warm: options.warm ?? DEFAULT_WARM_CHILDREN,
+      most: options.warmMax ?? DEFAULT_MOST_WARM_CHILDREN,
+    });
     let child: SandboxProcess | null = null;
     const timers: NodeJS.Timeout[] = [];
     let stopWatchingMemory = () => {};
