@@ -12,6 +12,13 @@
 //   its package (seconds), imports the usual modules and sends a snapshot of its memory, taken
 //   before any user code ran; every later Python child starts from that snapshot.
 //
+// A child takes longer to start than calls that come one after another take to run (a Python child
+// a few hundred milliseconds of CPU), so the pool grows with what it is asked: each call that
+// finds no child ready (Python: any but the pool's first; JavaScript: while other calls hold the
+// children) keeps one more ready from then on, up to `most` (STUDIO_CODE_WARM_MAX). A workflow
+// with three Python steps waits for children on its first run or two, and then finds them ready.
+// GROWN_FOR_MS after the last call that had to wait, the pool is back to `warm`.
+//
 // The snapshot is kept as an open file whose name is removed at once: children get its descriptor,
 // and it is gone when the pool stops or this process ends, however it ends. Children of a stopped
 // pool, and every child when this process exits, are killed; a child whose parent died without
