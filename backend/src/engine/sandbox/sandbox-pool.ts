@@ -288,8 +288,10 @@ function readyWanted(pool: Pool): number {
 
 /** A call found no child ready: keep one more ready from now on, until the burst is over. */
 function grow(pool: Pool): void {
-  if (!pool.healthy || pool.warm + pool.grown >= pool.most) return;
-  pool.grown += 1;
+  if (!pool.healthy) return;
+  if (pool.warm + pool.grown < pool.most) pool.grown += 1;
+  if (pool.grown === 0) return;
+  // The burst goes on (at the most, too): its children stay for GROWN_FOR_MS from now.
   if (pool.shrinkTimer) clearTimeout(pool.shrinkTimer);
   pool.shrinkTimer = setTimeout(() => {
     shrink(pool);
