@@ -145,6 +145,7 @@ for (const language of ["javascript", "python"]) {
 // between runs (a person, a schedule) until the pool has what it keeps ready.
 await reset();
 const STEPS = ["first", "second", "third"];
+const CHAIN = ["start", ...STEPS, "end"];
 const threeSteps = {
   name: "three Python Code nodes in a row",
   state: [
@@ -157,9 +158,7 @@ const threeSteps = {
     position: at,
     data: { language: "python", code: CODE.python, outputs: ["stats"] },
   })),
-  edges: ["start", ...STEPS, "end"]
-    .slice(1)
-    .map((target, i) => ({ id: `e${i}`, source: ["start", ...STEPS][i], target })),
+  edges: CHAIN.slice(1).map((target, i) => ({ id: `e${i}`, source: CHAIN[i], target })),
 };
 console.log(
   `\nthree Python Code nodes in a row, runs with a pause until the pool is ready (sum of the nodes' duration_ms)`,

@@ -318,6 +318,7 @@ describe("configuration", () => {
     ["STUDIO_CODE_WARM", "two"],
     ["STUDIO_CODE_WARM_MAX", "-1"],
     ["STUDIO_CODE_WARM_MAX", "17"],
+    ["STUDIO_CODE_WARM_MAX", "many"],
     ["STUDIO_SMTP_URL", "http://mail"],
     ["OPENAI_BASE_URL", "not a url"],
     ["STUDIO_EGRESS_ALLOW", "10.0.0.0/33"],

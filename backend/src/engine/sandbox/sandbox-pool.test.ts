@@ -236,6 +236,11 @@ describe("sandbox pool: growing with what it is asked", () => {
     expect(sandboxPoolStats().ready.javascript).toHaveLength(3);
   });
 
+  it("keeps warm ready when its most is below it", async () => {
+    await inARow(1, { warm: 2, warmMax: 1 });
+    expect(await readyCount()).toBe(2);
+  });
+
   it("grows nothing with warm 0, which starts a child for every call", async () => {
     await inARow(3, { warm: 0, warmMax: 3 });
     expect(await readyCount()).toBe(0);
