@@ -1,10 +1,12 @@
 // What a Code node costs: cold (the first call of a language: a child starts and loads its
-// interpreter) and warm (a child was ready), for JavaScript (QuickJS) and Python (Pyodide), as
+// interpreter; for Python, with and without the memory snapshot a server stores for its next
+// start) and warm (a child was ready), for JavaScript (QuickJS) and Python (Pyodide), as
 // runInSandbox round trips and as the Code node's wall time (`duration_ms`) in real runs of the
 // engine runtime in this process. Prints figures; asserts nothing.
 // Run: npm run build && node bench/sandbox.mjs [calls]   (STUDIO_CODE_* settings from the environment)
-import { readFileSync } from "node:fs";
-import { availableParallelism, loadavg } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { loadConfig } from "../backend/dist/core/config.js";
 import { runStream } from "../backend/dist/engine/runtime/runtime.js";
@@ -19,6 +21,12 @@ const codeSettings = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => name.startsWith("STUDIO_CODE_")),
 );
 const engine = loadConfig(codeSettings, false).engine;
+// The snapshot store of this bench's own: a server's is STUDIO_DATA_DIR/cache.
+const store = mkdtempSync(join(tmpdir(), "bench-sandbox-store-"));
+engine.codeSnapshotDir = store;
+const emptyStore = () => {
+  rmSync(store, { recursive: true, force: true });
+};
 const limits = { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb };
 const at = { x: 0, y: 0 };
 
@@ -64,6 +72,7 @@ async function roundTrip(language) {
   const result = await runInSandbox({ language, code: CODE[language], args: [STATE] }, limits, undefined, {
     warm: engine.codeWarm,
     warmMax: engine.codeWarmMax,
+    snapshotDir: engine.codeSnapshotDir,
   });
   if (!result.ok) throw new Error(`${language}: ${result.code} ${result.message}`);
   return performance.now() - started;
@@ -108,9 +117,17 @@ for (const language of ["javascript", "python"]) {
   console.log(`\n${language} (target once warm: ≤ ${target(language)} ms p95)`);
 
   await reset();
+  emptyStore();
   const cold = await roundTrip(language);
   pauseWithoutPool[language] = 2 * cold;
-  console.log(`  runInSandbox, first call of the process (cold): ${ms(cold)}`);
+  console.log(
+    `  runInSandbox, first call of the process (cold${language === "python" ? ", no snapshot stored" : ""}): ${ms(cold)}`,
+  );
+  if (language === "python") {
+    // A restart: the snapshot the first start stored is where the first child starts from.
+    await reset();
+    console.log(`  runInSandbox, first call after a restart (cold, snapshot stored): ${ms(await roundTrip(language))}`);
+  }
   // A JavaScript child serves many calls and its interpreter's hot code is optimised over its first
   // ones; a Python child serves one call, so there is nothing to warm but the pool itself.
   for (let i = 0; i < WARM_UP_CALLS[language]; i++) await roundTrip(language);
@@ -128,7 +145,9 @@ for (const language of ["javascript", "python"]) {
 
   await reset();
   const document = codeWorkflow(language);
-  console.log(`  Code node in a run, first run of the process (cold): ${ms((await run(document, STATE)).code)}`);
+  console.log(
+    `  Code node in a run, first run of the process (cold${language === "python" ? ", snapshot stored" : ""}): ${ms((await run(document, STATE)).code)}`,
+  );
   for (let i = 0; i < WARM_UP_CALLS[language]; i++) await run(document, STATE);
   const nodes = [];
   for (let i = 0; i < calls; i++) {
@@ -175,16 +194,20 @@ console.log(`  runs 4 and later: ${summary(threeStepRuns).replace("calls", "runs
 
 // The issue's case: the fan-out-join example (a JavaScript and a Python branch, then JavaScript),
 // five runs in a row, as a studio runs them.
-await reset();
 const example = JSON.parse(readFileSync(new URL("../examples/fan-out-join.json", import.meta.url), "utf8"));
-console.log(
-  "\nexamples/fan-out-join.json, five runs in a row (node duration_ms: words JS, letters Python, summarise JS)",
-);
-for (let i = 1; i <= 5; i++) {
-  const started = performance.now();
-  const durations = await run(example);
+for (const start of ["a server's first start (no snapshot stored)", "after a restart (snapshot stored)"]) {
+  await reset();
+  if (start.startsWith("a server's first")) emptyStore();
   console.log(
-    `  run ${i}: words ${durations.words} ms, letters ${durations.letters} ms, summarise ${durations.summarise} ms; run ${ms(performance.now() - started)}`,
+    `\nexamples/fan-out-join.json, five runs in a row, ${start} (node duration_ms: words JS, letters Python, summarise JS)`,
   );
+  for (let i = 1; i <= 5; i++) {
+    const started = performance.now();
+    const durations = await run(example);
+    console.log(
+      `  run ${i}: words ${durations.words} ms, letters ${durations.letters} ms, summarise ${durations.summarise} ms; run ${ms(performance.now() - started)}`,
+    );
+  }
 }
 await reset();
+emptyStore();

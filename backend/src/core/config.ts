@@ -88,6 +88,8 @@ export interface EngineConfig {
   codeWarm: number;
   /** What that may grow to while Code nodes find no child ready (STUDIO_CODE_WARM_MAX). */
   codeWarmMax: number;
+  /** Where the Python sandbox's memory snapshot is kept between starts (STUDIO_DATA_DIR/cache). */
+  codeSnapshotDir?: string;
   runTimeoutMs: number;
   maxSupersteps: number;
   maxEventBytes: number;
@@ -381,13 +383,14 @@ function testPauseAt(env: Env): TestPauseAt | null {
   return { point: match[1] as TestPauseAt["point"], nodeId: match[2] as string };
 }
 
-function engineConfig(env: Env): EngineConfig {
+function engineConfig(env: Env, dataDir: string): EngineConfig {
   return {
     codeMode: oneOf(env, "STUDIO_CODE_MODE", ["wasm", "off"] as const, "wasm"),
     codeTimeoutMs: integer(env, "STUDIO_CODE_TIMEOUT", 10, 1, 3600) * 1000,
     codeMemoryMb: integer(env, "STUDIO_CODE_MEMORY", 256, 32, 16384),
     codeWarm: integer(env, "STUDIO_CODE_WARM", 1, 0, 16),
     codeWarmMax: integer(env, "STUDIO_CODE_WARM_MAX", 4, 0, 16),
+    codeSnapshotDir: resolve(dataDir, "cache"),
     runTimeoutMs: integer(env, "STUDIO_RUN_TIMEOUT", 3600, 1, 30 * 24 * 3600) * 1000,
     maxSupersteps: integer(env, "STUDIO_MAX_SUPERSTEPS", 200, 1, 100_000),
     maxEventBytes: integer(env, "STUDIO_MAX_EVENT_BYTES", 64 * 1024, 1024, 64 * 1024 * 1024),
@@ -454,6 +457,6 @@ export function loadConfig(env: Env = process.env, isTerminal = Boolean(process.
     encryptionKey: encryptionKey(env),
     encryptionKeysPrevious: previousKeys(env),
     heapGrowthPercent: integer(env, "STUDIO_HEAP_GROWTH_PERCENT", 50, 0, 400),
-    engine: engineConfig(env),
+    engine: engineConfig(env, dataDir),
   };
 }

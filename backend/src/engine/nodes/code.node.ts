@@ -16,6 +16,7 @@ async function sandboxed(env: ExecutionEnv, call: SandboxCall): Promise<unknown>
     runInSandbox(call, { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb }, signal, {
       warm: engine.codeWarm,
       warmMax: engine.codeWarmMax,
+      ...(engine.codeSnapshotDir === undefined ? {} : { snapshotDir: engine.codeSnapshotDir }),
     }),
   );
   if (signal.aborted) throw signal.reason;

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { snapshotKey } from "./snapshot-store.js";
 
 export type RuntimeLanguage = "javascript" | "python";
 
@@ -80,6 +81,21 @@ export function childCommand(language: RuntimeLanguage, memoryMb: number, start:
     ],
     runtime: runtime.modules,
   };
+}
+
+let pythonKey: string | null = null;
+
+/**
+ * What a Pyodide memory snapshot depends on, as a key for snapshot-store.ts: Pyodide's version, the
+ * Python child's own scripts (they take the snapshot and run from it), Node's version and the CPU.
+ */
+export function pythonSnapshotKey(): string {
+  if (pythonKey !== null) return pythonKey;
+  const pyodide = packageOf("pyodide", import.meta.url);
+  const { version } = JSON.parse(readFileSync(join(pyodide.dir, "package.json"), "utf8")) as { version?: unknown };
+  const scripts = CHILD_MODULES.python.map((file) => readFileSync(join(SANDBOX_DIR, file), "utf8"));
+  pythonKey = snapshotKey([String(version), ...scripts, process.version, process.arch]);
+  return pythonKey;
 }
 
 function resolveRuntime(language: RuntimeLanguage): Runtime {

@@ -2,8 +2,12 @@
 // run, any user), children are reused only when that is safe, waiting for a child can be
 // cancelled or time out, and every child goes when the pool stops. Nothing here measures time;
 // the pool's counters say which child served what.
-import { readlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { pythonSnapshotKey } from "./child-command.js";
 import { runInSandbox, type SandboxCall, type SandboxResult } from "./sandbox.js";
 import { sandboxPoolReady, sandboxPoolStats, stopSandboxPool } from "./sandbox-pool.js";
 
@@ -277,6 +281,85 @@ describe("sandbox pool: waiting for a child", () => {
     await sandboxPoolReady("python", fresh.memoryMb);
     expect(sandboxPoolStats().ready.python).toHaveLength(1);
     expect(value(await runInSandbox(call, fresh))).toBe(1);
+  });
+});
+
+describe("sandbox pool: the snapshot kept between starts", () => {
+  const storedIn = (dir: string) => readdirSync(dir).filter((name) => name.endsWith(".snapshot"));
+  const inStore = (dir: string, code: string) =>
+    runInSandbox({ language: "python", code, args: [] }, limits, undefined, { snapshotDir: dir });
+
+  it("starts the first Python child after a restart from the stored snapshot, which holds nothing a call did", async () => {
+    await stopSandboxPool();
+    const dir = join(mkdtempSync(join(tmpdir(), "sandbox-store-")), "cache");
+    const before = sandboxPoolStats();
+    const first = await inStore(
+      dir,
+      `import builtins, json, sys, types
+
+def main():
+    builtins.leak = "left behind"
+    json.dumps = lambda *args, **kwargs: '"hijacked"'
+    sys.modules["leaky"] = types.ModuleType("leaky")
+    with open("/tmp/leak.txt", "w") as f:
+        f.write("secret")
+    return 1
+`,
+    );
+    expect(value(first)).toBe(1);
+    // This process took the snapshot itself (its first Python child loaded Pyodide from its package).
+    expect(sandboxPoolStats().snapshotFrom).toBe("made");
+    // A stop (a restart) waits for the snapshot to be stored.
+    await stopSandboxPool();
+    expect(storedIn(dir)).toHaveLength(1);
+
+    const restarted = sandboxPoolStats();
+    const second = await inStore(
+      dir,
+      `import builtins, json, os, sys
+
+def main():
+    return [hasattr(builtins, "leak"), json.dumps([1]), "leaky" in sys.modules, os.path.exists("/tmp/leak.txt")]
+`,
+    );
+    expect(value(second)).toEqual([false, "[1]", false, false]);
+    const after = sandboxPoolStats();
+    expect(after.snapshotFrom).toBe("store");
+    // Every Python child since the restart started from the snapshot: none loaded Pyodide afresh.
+    expect(after.started.python - restarted.started.python).toBeGreaterThan(0);
+    expect(after.started.python - restarted.started.python).toBe(
+      after.startedFromSnapshot - restarted.startedFromSnapshot,
+    );
+    expect(restarted.started.python - before.started.python).toBeGreaterThan(
+      restarted.startedFromSnapshot - before.startedFromSnapshot,
+    );
+    await stopSandboxPool();
+    expect(storedIn(dir)).toHaveLength(1);
+  });
+
+  it("removes a stored snapshot no child can start from, and the call runs in a child that takes a new one", async () => {
+    await stopSandboxPool();
+    const dir = mkdtempSync(join(tmpdir(), "sandbox-store-"));
+    // Its name matches its bytes, so only Pyodide can tell that it is no snapshot.
+    const garbage = Buffer.alloc(64 * 1024, 7);
+    const bad = `python-${pythonSnapshotKey()}-${createHash("sha256").update(garbage).digest("hex")}.snapshot`;
+    writeFileSync(join(dir, bad), garbage);
+    expect(value(await inStore(dir, "def main():\n    return 2\n"))).toBe(2);
+    expect(sandboxPoolStats().snapshotFrom).toBe("made");
+    await stopSandboxPool();
+    const stored = storedIn(dir);
+    expect(stored).toHaveLength(1);
+    expect(stored).not.toContain(bad);
+  });
+
+  it("runs calls as before when the snapshot cannot be stored", async () => {
+    await stopSandboxPool();
+    const file = join(mkdtempSync(join(tmpdir(), "sandbox-store-")), "a-file");
+    writeFileSync(file, "not a directory");
+    expect(value(await inStore(join(file, "cache"), "def main():\n    return 3\n"))).toBe(3);
+    await stopSandboxPool();
+    expect(value(await inStore(join(file, "cache"), "def main():\n    return 4\n"))).toBe(4);
+    expect(sandboxPoolStats().snapshotFrom).toBe("made");
   });
 });
 

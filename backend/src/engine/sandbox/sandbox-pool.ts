@@ -19,6 +19,10 @@
 // with three Python steps waits for children on its first run or two, and then finds them ready.
 // GROWN_FOR_MS after the last call that had to wait, the pool is back to `warm`.
 //
+// With a snapshot directory (the server's STUDIO_DATA_DIR/cache), the snapshot is also stored there
+// (snapshot-store.ts), and the first Python child after a restart starts from the stored one; a
+// stored snapshot no child can start from is removed, and the next child takes a new one.
+//
 // The snapshot is kept as an open file whose name is removed at once: children get its descriptor,
 // and it is gone when the pool stops or this process ends, however it ends. Children of a stopped
 // pool, and every child when this process exits, are killed; a child whose parent died without
@@ -28,7 +32,9 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RuntimeLanguage } from "./child-command.js";
+import { pythonSnapshotKey } from "./child-command.js";
 import { SandboxProcess, SandboxStartError } from "./sandbox-process.js";
+import { readStoredSnapshot, storeSnapshot } from "./snapshot-store.js";
 
 /** Ready children per language after its first use, unless the caller says otherwise. */
 export const DEFAULT_WARM_CHILDREN = 1;
@@ -87,6 +93,8 @@ export interface SandboxPoolStats {
   pids: Record<RuntimeLanguage, number[]>;
   /** The open (and unlinked) Pyodide snapshot file Python children start from, once there is one. */
   snapshotFd: number | null;
+  /** Where that snapshot came from: taken by this process's first Python child, or read from the store. */
+  snapshotFrom: "made" | "store" | null;
 }
 
 const pools = new Map<string, Pool>();
@@ -96,17 +104,38 @@ const started: Record<RuntimeLanguage, number> = { javascript: 0, python: 0 };
 let startedFromSnapshot = 0;
 let exitHookInstalled = false;
 
+interface ReadySnapshot {
+  state: "ready";
+  fd: number;
+  from: "made" | "store";
+  /** The stored file it was read from (from "store"). */
+  path?: string;
+  /** A child has started from it: it is known to load. */
+  proven: boolean;
+}
 type SnapshotState =
   | { state: "none" }
   | { state: "making"; done: Promise<void> }
-  | { state: "ready"; fd: number }
+  | ReadySnapshot
   | { state: "unavailable" };
 let snapshot: SnapshotState = { state: "none" };
+/** Where snapshots are stored between starts (PoolSize.snapshotDir); null: nowhere. */
+let storeDir: string | null = null;
+/** A stored snapshot failed to load in this process: the store is not read again until a stop. */
+let storeRefused = false;
+/** Moves at every stop: a snapshot read from the store for an earlier pool is not kept. */
+let generation = 0;
+/** Snapshots being written to the store (a stop waits for them: no file is left half written). */
+const storing = new Set<Promise<void>>();
+/** The snapshot each Python child started from. */
+const snapshotOf = new WeakMap<SandboxProcess, ReadySnapshot>();
 
 /** How many children a pool keeps ready: `warm`, growing up to `most` (0 for `warm` 0: no pool). */
 export interface PoolSize {
   warm: number;
   most: number;
+  /** Where the Python snapshot is stored between starts of this process (absent: nowhere). */
+  snapshotDir?: string;
 }
 
 export interface Lease {
@@ -123,6 +152,7 @@ export function acquireChild(
   size: PoolSize = { warm: DEFAULT_WARM_CHILDREN, most: DEFAULT_MOST_WARM_CHILDREN },
 ): Lease {
   installExitHook();
+  if (language === "python") storeDir = size.snapshotDir ?? null;
   const pool = poolFor(language, memoryMb, size);
   const idle = takeReady(pool);
   pool.served += 1;
@@ -181,7 +211,10 @@ export function releaseChild(child: SandboxProcess, how: ChildRelease): void {
   if (pool) setImmediate(() => replenish(pool));
 }
 
-/** Stops every child and removes the snapshot (a server shutting down, a test file ending). */
+/**
+ * Stops every child and removes the snapshot (a server shutting down, a test file ending), once a
+ * snapshot being stored is written.
+ */
 export async function stopSandboxPool(): Promise<void> {
   const children = [...live];
   for (const pool of pools.values()) {
@@ -199,8 +232,11 @@ export async function stopSandboxPool(): Promise<void> {
   // Children do not hold the event loop; waiting for them to end does.
   const hold = setInterval(() => {}, 60_000);
   await Promise.all(children.map((child) => new Promise<void>((resolve) => child.onExit(resolve))));
+  await Promise.all(storing);
   clearInterval(hold);
   removeSnapshot();
+  storeRefused = false;
+  generation += 1;
 }
 
 /**
@@ -234,6 +270,7 @@ export function sandboxPoolStats(): SandboxPoolStats {
     ready,
     pids,
     snapshotFd: snapshot.state === "ready" ? snapshot.fd : null,
+    snapshotFrom: snapshot.state === "ready" ? snapshot.from : null,
   };
 }
 
@@ -377,9 +414,15 @@ async function startChild(pool: Pool): Promise<void> {
   }
   const stuck = setTimeout(() => child.kill(), LOAD_TIMEOUT_MS);
   stuck.unref();
+  const from = snapshotOf.get(child);
   try {
     await child.ready;
   } catch (error) {
+    // Every child started from it tries again (children start side by side), from a new snapshot.
+    if (from?.from === "store" && !from.proven && isCurrent(pool)) {
+      refuseStoredSnapshot(from);
+      return startChild(pool);
+    }
     // A child killed by stopSandboxPool or a retired pool is no one's failure.
     if (isCurrent(pool)) {
       pool.healthy = false;
@@ -389,6 +432,7 @@ async function startChild(pool: Pool): Promise<void> {
   } finally {
     clearTimeout(stuck);
   }
+  if (from) from.proven = true;
   pool.healthy = true;
   offer(pool, child);
 }
@@ -400,8 +444,11 @@ function failWaiter(pool: Pool, error: Error): void {
 
 async function spawnChild(pool: Pool): Promise<SandboxProcess> {
   const { language, memoryMb } = pool;
-  // Children needed while the snapshot is being made wait for it: on a machine with few cores,
-  // loading Pyodide twice at once is slower than loading it once and starting from the snapshot.
+  if (language === "python" && snapshot.state === "none" && storeDir !== null && !storeRefused) {
+    loadStoredSnapshot(storeDir);
+  }
+  // Children needed while the snapshot is being made (or read) wait for it: on a machine with few
+  // cores, loading Pyodide twice at once is slower than loading it once and starting from the snapshot.
   while (language === "python" && snapshot.state === "making") await snapshot.done;
   if (!isCurrent(pool)) throw new SandboxStartError("The sandbox was stopped.");
   const child = language === "python" ? newPythonChild(memoryMb) : new SandboxProcess({ language, memoryMb });
@@ -421,7 +468,9 @@ function newPythonChild(memoryMb: number): SandboxProcess {
   const current = snapshot;
   if (current.state === "ready") {
     startedFromSnapshot += 1;
-    return new SandboxProcess({ language, memoryMb, python: { fromSnapshot: true }, snapshotFd: current.fd });
+    const child = new SandboxProcess({ language, memoryMb, python: { fromSnapshot: true }, snapshotFd: current.fd });
+    snapshotOf.set(child, current);
+    return child;
   }
   if (current.state === "unavailable") return new SandboxProcess({ language, memoryMb });
   let finish: () => void = () => {};
@@ -430,13 +479,20 @@ function newPythonChild(memoryMb: number): SandboxProcess {
   });
   const making: SnapshotState = { state: "making", done };
   snapshot = making;
+  const store = storeDir;
   const child = new SandboxProcess({
     language,
     memoryMb,
     python: { makeSnapshot: true },
     onSnapshot: (bytes) => {
-      if (snapshot === making) snapshot = bytes.length > 0 ? saveSnapshot(bytes) : { state: "unavailable" };
+      if (snapshot === making) snapshot = bytes.length > 0 ? saveSnapshot(bytes, "made") : { state: "unavailable" };
       finish();
+      // For the next start of this process; a cache, so a disk that refuses it changes nothing here.
+      if (bytes.length > 0 && store !== null) {
+        const kept = keepSnapshot(store, bytes);
+        storing.add(kept);
+        void kept.finally(() => storing.delete(kept));
+      }
     },
   });
   // A maker that dies before sending its snapshot leaves the next Python child to try again.
@@ -451,7 +507,7 @@ function newPythonChild(memoryMb: number): SandboxProcess {
  * Keeps the snapshot as an open file that has no name any more: children get the descriptor, and
  * nothing is left on disk whatever way this process ends.
  */
-function saveSnapshot(bytes: Buffer): SnapshotState {
+function saveSnapshot(bytes: Buffer, from: ReadySnapshot["from"], path?: string): SnapshotState {
   let dir: string | null = null;
   try {
     // mkdtemp makes the directory readable by this user only; the file is created, never reused.
@@ -459,12 +515,59 @@ function saveSnapshot(bytes: Buffer): SnapshotState {
     const file = join(dir, "python.snapshot");
     writeFileSync(file, bytes, { mode: 0o600, flag: "wx" });
     const fd = openSync(file, "r");
-    return { state: "ready", fd };
+    return { state: "ready", fd, from, proven: from === "made", ...(path === undefined ? {} : { path }) };
   } catch {
     // A full or read-only temporary directory: Python children load from the package instead.
     return { state: "unavailable" };
   } finally {
     if (dir !== null) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function keepSnapshot(dir: string, bytes: Buffer): Promise<void> {
+  try {
+    await storeSnapshot(dir, pythonSnapshotKey(), bytes);
+  } catch {
+    // A cache: the next start takes a snapshot again.
+  }
+}
+
+/** Reads the stored snapshot, if there is one for this build; children wait for it as for a maker. */
+function loadStoredSnapshot(dir: string): void {
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const loading: SnapshotState = { state: "making", done };
+  snapshot = loading;
+  const at = generation;
+  const read = async () => {
+    try {
+      return await readStoredSnapshot(dir, pythonSnapshotKey());
+    } catch {
+      return null;
+    }
+  };
+  void read().then((stored) => {
+    if (snapshot === loading) {
+      snapshot = stored && generation === at ? saveSnapshot(stored.bytes, "store", stored.path) : { state: "none" };
+      // A temporary directory that refuses the copy: take a snapshot as without a store.
+      if (snapshot.state === "unavailable") snapshot = { state: "none" };
+    }
+    finish();
+  });
+}
+
+/**
+ * A child could not start from the stored snapshot that no child had started from yet: the stored
+ * file goes, and so does this process's copy; the next child takes a snapshot of its own.
+ */
+function refuseStoredSnapshot(bad: ReadySnapshot): void {
+  storeRefused = true;
+  if (bad.path !== undefined) rmSync(bad.path, { force: true });
+  if (snapshot === bad) {
+    closeSync(bad.fd);
+    snapshot = { state: "none" };
   }
 }
 

@@ -39,6 +39,8 @@ export interface SandboxOptions {
   warm?: number;
   /** What that may grow to while calls find none ready (STUDIO_CODE_WARM_MAX). */
   warmMax?: number;
+  /** Where the Python snapshot is kept between starts of the server (STUDIO_DATA_DIR/cache). */
+  snapshotDir?: string;
   /** How long the call may wait for a child to be ready (default: a minute). */
   startupTimeoutMs?: number;
 }
@@ -95,6 +97,7 @@ export function runInSandbox(
     const lease = acquireChild(call.language, limits.memoryMb, {
       warm: options.warm ?? DEFAULT_WARM_CHILDREN,
       most: options.warmMax ?? DEFAULT_MOST_WARM_CHILDREN,
+      ...(options.snapshotDir === undefined ? {} : { snapshotDir: options.snapshotDir }),
     });
     let child: SandboxProcess | null = null;
     const timers: NodeJS.Timeout[] = [];
