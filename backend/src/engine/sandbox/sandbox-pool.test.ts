@@ -337,6 +337,33 @@ def main():
     expect(storedIn(dir)).toHaveLength(1);
   });
 
+  it("starts the first call's child alone, and the child kept ready once that call has it", async () => {
+    await stopSandboxPool();
+    const dir = mkdtempSync(join(tmpdir(), "sandbox-store-"));
+    expect(value(await inStore(dir, "def main():\n    return 1\n"))).toBe(1);
+    await stopSandboxPool();
+    // A restart: the snapshot is there, so nothing holds a second child back but the rule itself.
+    let done = false;
+    const call = inStore(dir, "def main():\n    return 2\n").finally(() => {
+      done = true;
+    });
+    let ticksWaiting = 0;
+    let mostAliveWhileWaiting = 0;
+    while (!done) {
+      const stats = sandboxPoolStats();
+      if (stats.waiting.python > 0) {
+        ticksWaiting += 1;
+        mostAliveWhileWaiting = Math.max(mostAliveWhileWaiting, stats.pids.python.length);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(value(await call)).toBe(2);
+    expect(ticksWaiting).toBeGreaterThan(0);
+    expect(mostAliveWhileWaiting).toBe(1);
+    await sandboxPoolReady("python", limits.memoryMb);
+    expect(sandboxPoolStats().ready.python).toHaveLength(1);
+  });
+
   it("removes a stored snapshot no child can start from, and the call runs in a child that takes a new one", async () => {
     await stopSandboxPool();
     const dir = mkdtempSync(join(tmpdir(), "sandbox-store-"));

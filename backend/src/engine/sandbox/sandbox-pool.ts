@@ -1,7 +1,7 @@
 // Keeps sandbox children ready ahead of need, so that a call does not wait for a process to start
-// and an interpreter to load. Nothing is started before the first call of a language; after it,
-// `warm` children per language wait ready (STUDIO_CODE_WARM), and a ready child left idle for
-// IDLE_MS is stopped and not replaced until the next call.
+// and an interpreter to load. Nothing is started before the first call of a language; once that
+// call has its child, `warm` children per language wait ready (STUDIO_CODE_WARM), and a ready child
+// left idle for IDLE_MS is stopped and not replaced until the next call.
 //
 // - A JavaScript child serves many calls, each in a fresh QuickJS instance (see quickjs-runner.mjs);
 //   it goes back to the pool only after a call that ended cleanly (its own answer, not a timeout,
@@ -23,8 +23,9 @@
 // (snapshot-store.ts), and the first Python child after a restart starts from the stored one; a
 // stored snapshot no child can start from is removed, and the next child takes a new one.
 //
-// The snapshot is kept as an open file whose name is removed at once: children get its descriptor,
-// and it is gone when the pool stops or this process ends, however it ends. Children of a stopped
+// A snapshot taken by this process is kept as an open file whose name is removed at once: children
+// get its descriptor, and it is gone when the pool stops or this process ends, however it ends (a
+// stored one is the store's file, opened once and checked against its hash). Children of a stopped
 // pool, and every child when this process exits, are killed; a child whose parent died without
 // that sees its stdin close and exits.
 
@@ -34,7 +35,7 @@ import { join } from "node:path";
 import type { RuntimeLanguage } from "./child-command.js";
 import { pythonSnapshotKey } from "./child-command.js";
 import { SandboxProcess, SandboxStartError } from "./sandbox-process.js";
-import { readStoredSnapshot, storeSnapshot } from "./snapshot-store.js";
+import { openStoredSnapshot, storeSnapshot } from "./snapshot-store.js";
 
 /** Ready children per language after its first use, unless the caller says otherwise. */
 export const DEFAULT_WARM_CHILDREN = 1;
@@ -91,6 +92,8 @@ export interface SandboxPoolStats {
   ready: Record<RuntimeLanguage, number[]>;
   /** Process ids of every child alive now (ready, starting or running a call), per language. */
   pids: Record<RuntimeLanguage, number[]>;
+  /** Calls waiting for a child now, per language. */
+  waiting: Record<RuntimeLanguage, number>;
   /** The open (and unlinked) Pyodide snapshot file Python children start from, once there is one. */
   snapshotFd: number | null;
   /** Where that snapshot came from: taken by this process's first Python child, or read from the store. */
@@ -108,7 +111,7 @@ interface ReadySnapshot {
   state: "ready";
   fd: number;
   from: "made" | "store";
-  /** The stored file it was read from (from "store"). */
+  /** The stored file (from "store"), whose descriptor `fd` is. */
   path?: string;
   /** A child has started from it: it is known to load. */
   proven: boolean;
@@ -260,8 +263,10 @@ export async function sandboxPoolReady(language: RuntimeLanguage, memoryMb: numb
 export function sandboxPoolStats(): SandboxPoolStats {
   const ready: Record<RuntimeLanguage, number[]> = { javascript: [], python: [] };
   const pids: Record<RuntimeLanguage, number[]> = { javascript: [], python: [] };
+  const waiting: Record<RuntimeLanguage, number> = { javascript: 0, python: 0 };
   for (const pool of pools.values()) {
     for (const child of pool.ready) if (child.pid !== undefined) ready[pool.language].push(child.pid);
+    waiting[pool.language] += pool.waiters.length;
   }
   for (const child of live) if (child.pid !== undefined && child.alive) pids[child.language].push(child.pid);
   return {
@@ -269,6 +274,7 @@ export function sandboxPoolStats(): SandboxPoolStats {
     startedFromSnapshot,
     ready,
     pids,
+    waiting,
     snapshotFd: snapshot.state === "ready" ? snapshot.fd : null,
     snapshotFrom: snapshot.state === "ready" ? snapshot.from : null,
   };
@@ -388,7 +394,10 @@ function offer(pool: Pool, child: SandboxProcess): void {
 function replenish(pool: Pool): void {
   if (!isCurrent(pool)) return;
   const coming = () => pool.ready.length + pool.starting + (pool.language === "javascript" ? pool.busy : 0);
-  const ahead = pool.healthy ? readyWanted(pool) : 0;
+  // The pool's first call waits for a cold start: its child loads alone, on cores it would
+  // otherwise share, and the children kept ready start once it has it.
+  const firstCallWaits = pool.served <= 1 && pool.waiters.length > 0;
+  const ahead = pool.healthy && !firstCallWaits ? readyWanted(pool) : 0;
   const wanted = () =>
     pool.language === "javascript" ? Math.max(ahead, pool.busy + pool.waiters.length) : ahead + pool.waiters.length;
   while (coming() < wanted() && pool.starting < MAX_STARTING) {
@@ -485,7 +494,7 @@ function newPythonChild(memoryMb: number): SandboxProcess {
     memoryMb,
     python: { makeSnapshot: true },
     onSnapshot: (bytes) => {
-      if (snapshot === making) snapshot = bytes.length > 0 ? saveSnapshot(bytes, "made") : { state: "unavailable" };
+      if (snapshot === making) snapshot = bytes.length > 0 ? saveSnapshot(bytes) : { state: "unavailable" };
       finish();
       // For the next start of this process; a cache, so a disk that refuses it changes nothing here.
       if (bytes.length > 0 && store !== null) {
@@ -507,7 +516,7 @@ function newPythonChild(memoryMb: number): SandboxProcess {
  * Keeps the snapshot as an open file that has no name any more: children get the descriptor, and
  * nothing is left on disk whatever way this process ends.
  */
-function saveSnapshot(bytes: Buffer, from: ReadySnapshot["from"], path?: string): SnapshotState {
+function saveSnapshot(bytes: Buffer): SnapshotState {
   let dir: string | null = null;
   try {
     // mkdtemp makes the directory readable by this user only; the file is created, never reused.
@@ -515,7 +524,7 @@ function saveSnapshot(bytes: Buffer, from: ReadySnapshot["from"], path?: string)
     const file = join(dir, "python.snapshot");
     writeFileSync(file, bytes, { mode: 0o600, flag: "wx" });
     const fd = openSync(file, "r");
-    return { state: "ready", fd, from, proven: from === "made", ...(path === undefined ? {} : { path }) };
+    return { state: "ready", fd, from: "made", proven: true };
   } catch {
     // A full or read-only temporary directory: Python children load from the package instead.
     return { state: "unavailable" };
@@ -532,7 +541,10 @@ async function keepSnapshot(dir: string, bytes: Buffer): Promise<void> {
   }
 }
 
-/** Reads the stored snapshot, if there is one for this build; children wait for it as for a maker. */
+/**
+ * Opens the stored snapshot, if there is one for this build: children start from the stored file
+ * itself. They wait for it as for a maker.
+ */
 function loadStoredSnapshot(dir: string): void {
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => {
@@ -541,18 +553,19 @@ function loadStoredSnapshot(dir: string): void {
   const loading: SnapshotState = { state: "making", done };
   snapshot = loading;
   const at = generation;
-  const read = async () => {
+  const open = async () => {
     try {
-      return await readStoredSnapshot(dir, pythonSnapshotKey());
+      return await openStoredSnapshot(dir, pythonSnapshotKey());
     } catch {
       return null;
     }
   };
-  void read().then((stored) => {
-    if (snapshot === loading) {
-      snapshot = stored && generation === at ? saveSnapshot(stored.bytes, "store", stored.path) : { state: "none" };
-      // A temporary directory that refuses the copy: take a snapshot as without a store.
-      if (snapshot.state === "unavailable") snapshot = { state: "none" };
+  void open().then((stored) => {
+    if (stored && (snapshot !== loading || generation !== at)) closeSync(stored.fd);
+    else if (snapshot === loading) {
+      snapshot = stored
+        ? { state: "ready", fd: stored.fd, from: "store", path: stored.path, proven: false }
+        : { state: "none" };
     }
     finish();
   });

@@ -13,8 +13,10 @@
 // take a snapshot as it did without one.
 
 import { createHash, randomBytes, webcrypto } from "node:crypto";
-import { mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { closeSync, open, readFile } from "node:fs";
+import { mkdir, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 
 const PREFIX = "python-";
 const SUFFIX = ".snapshot";
@@ -39,16 +41,22 @@ function parse(name: string): { key: string; hash: string } | null {
 }
 
 export interface StoredSnapshot {
-  bytes: Buffer;
+  /** An open descriptor of the file, read from the start by each child; the caller closes it. */
+  fd: number;
   /** The file's path, to remove it should Pyodide refuse what it holds. */
   path: string;
 }
 
+const openFile = promisify(open);
+const readWhole = promisify(readFile) as (fd: number) => Promise<Buffer>;
+
 /**
- * The stored snapshot for `key` whose bytes match its name, newest first; null when there is none.
- * A file of that key whose bytes do not match its name is removed.
+ * Opens the stored snapshot for `key` whose bytes match its name, newest first; null when there is
+ * none. The bytes checked are the ones read through the descriptor returned: a newer file renamed
+ * over the name meanwhile does not change them. A file of that key whose bytes do not match its
+ * name is removed.
  */
-export async function readStoredSnapshot(dir: string, key: string): Promise<StoredSnapshot | null> {
+export async function openStoredSnapshot(dir: string, key: string): Promise<StoredSnapshot | null> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -68,18 +76,21 @@ export async function readStoredSnapshot(dir: string, key: string): Promise<Stor
   candidates.sort((a, b) => b.mtimeMs - a.mtimeMs);
   for (const candidate of candidates) {
     const path = join(dir, candidate.name);
-    let bytes: Buffer;
+    let fd: number;
     try {
-      const file = await open(path, "r");
-      try {
-        bytes = await file.readFile();
-      } finally {
-        await file.close();
-      }
+      fd = await openFile(path, "r");
     } catch {
       continue;
     }
-    if (bytes.length > 0 && (await sha256(bytes)) === candidate.hash) return { bytes, path };
+    let matches = false;
+    try {
+      const bytes = await readWhole(fd);
+      matches = bytes.length > 0 && (await sha256(bytes)) === candidate.hash;
+    } catch {
+      // Unreadable: as good as changed.
+    }
+    if (matches) return { fd, path };
+    closeSync(fd);
     await unlink(path).catch(() => {});
   }
   return null;
