@@ -32,8 +32,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RuntimeLanguage } from "./child-command.js";
-import { pythonSnapshotKey } from "./child-command.js";
+import { pythonSnapshotKey, type RuntimeLanguage } from "./child-command.js";
 import { SandboxProcess, SandboxStartError } from "./sandbox-process.js";
 import { openStoredSnapshot, storeSnapshot } from "./snapshot-store.js";
 
@@ -94,7 +93,10 @@ export interface SandboxPoolStats {
   pids: Record<RuntimeLanguage, number[]>;
   /** Calls waiting for a child now, per language. */
   waiting: Record<RuntimeLanguage, number>;
-  /** The open (and unlinked) Pyodide snapshot file Python children start from, once there is one. */
+  /**
+   * The open Pyodide snapshot file Python children start from, once there is one: unlinked when
+   * this process took it, the store's own file when it was read from there.
+   */
   snapshotFd: number | null;
   /** Where that snapshot came from: taken by this process's first Python child, or read from the store. */
   snapshotFrom: "made" | "store" | null;
