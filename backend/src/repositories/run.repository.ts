@@ -542,8 +542,17 @@ export class RunRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Appends events while the lease holds; false when the lease is gone (nothing written). */
-  async appendEvents(id: string, leaseGen: number, events: RunEventInput[]): Promise<boolean> {
+  /**
+   * Appends events while the lease holds; false when the lease is gone (nothing written). Answered
+   * once on disk, or with `acknowledge: "commit"` once committed, for a caller that hands the
+   * events on only after `settled()` (the run executor's event recorder).
+   */
+  async appendEvents(
+    id: string,
+    leaseGen: number,
+    events: RunEventInput[],
+    acknowledge: "disk" | "commit" = "disk",
+  ): Promise<boolean> {
     if (events.length === 0) return true;
     return this.#writes.run(
       async (tx, scope) => {
@@ -552,7 +561,7 @@ export class RunRepository {
         return true;
       },
       id,
-      { fence: { runId: id, leaseGen }, stages: true },
+      { fence: { runId: id, leaseGen }, stages: true, acknowledge },
     );
   }
 

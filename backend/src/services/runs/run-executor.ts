@@ -92,6 +92,13 @@ function eventRow(event: StudioEvent): RunEventInput {
   };
 }
 
+/** How a turn ended, the event that says so, and when the turn's other events are all handed on. */
+interface TurnOutcome {
+  ending: RunEnding;
+  event: StudioEvent | null;
+  handedOn: () => Promise<void>;
+}
+
 /** What one turn learned about its lease and the database while it ran. */
 interface TurnState {
   leaseLost: boolean;
@@ -180,7 +187,7 @@ export class RunExecutor implements RunWorker {
     try {
       const ending = await this.#turn(run, controller, turn);
       stopRenewing();
-      if (ending && !turn.leaseLost) await this.#finish(run, ending.ending, ending.event);
+      if (ending && !turn.leaseLost) await this.#finish(run, ending);
     } finally {
       stopRenewing();
       this.#running.delete(runId);
@@ -192,11 +199,7 @@ export class RunExecutor implements RunWorker {
    * new holder writes the ending). The run timeout counts from the turn's start, which a worker
    * taking over a crashed turn keeps: waiting for a person or paused never counts.
    */
-  async #turn(
-    run: RunRow,
-    controller: AbortController,
-    turn: TurnState,
-  ): Promise<{ ending: RunEnding; event: StudioEvent | null } | null> {
+  async #turn(run: RunRow, controller: AbortController, turn: TurnState): Promise<TurnOutcome | null> {
     const { runs, nodeResults, db, engine, bus, logger, monitor } = this.#deps;
     const runId = run.id;
     const startedAt = Date.now();
@@ -208,6 +211,7 @@ export class RunExecutor implements RunWorker {
       return {
         ending: { ...failedEnding(run, error), status: "timeout" },
         event: finishedEvent(run, run.next_seq, { status: "timeout", error: JSON.parse(error) }),
+        handedOn: async () => {},
       };
     }
     const events: StudioEvent[] = [];
@@ -217,10 +221,11 @@ export class RunExecutor implements RunWorker {
       const problem = storageProblem(error) ?? (isDatabaseAway(error) ? "away" : null);
       if (problem && !turn.storage) turn.storage = { problem, error };
     };
-    // Events are written in order while the engine goes on, and published once on disk; a write
-    // the lease refuses or the database fails stops the run.
+    // Events are written in order while the engine goes on, answered at commit and published once
+    // on disk; a write the lease refuses or the database fails stops the run.
     const recorder = new EventRecorder({
-      append: (written) => runs.appendEvents(runId, run.lease_gen, written.map(eventRow)),
+      append: (written) => runs.appendEvents(runId, run.lease_gen, written.map(eventRow), "commit"),
+      onDisk: () => runs.settled(),
       written: (written) => {
         for (const event of written) bus.publish(event);
       },
@@ -296,6 +301,7 @@ export class RunExecutor implements RunWorker {
           finished: TERMINAL.has(outcome.status),
         },
         event: ending,
+        handedOn: () => recorder.handedOn(),
       };
     } catch (error) {
       // Whatever was emitted before the failure is written before the ending.
@@ -320,6 +326,7 @@ export class RunExecutor implements RunWorker {
       return {
         ending: failedEnding(run, text),
         event: finishedEvent(run, seq, { status: "error", error: JSON.parse(text) }),
+        handedOn: () => recorder.handedOn(),
       };
     }
   }
@@ -342,7 +349,7 @@ export class RunExecutor implements RunWorker {
    * run_finished, run_waiting or run_paused event) is recorded in the same transaction and only
    * then published, so a client that sees it finds the run's row already saying so.
    */
-  async #finish(run: RunRow, ending: RunEnding, event: StudioEvent | null): Promise<void> {
+  async #finish(run: RunRow, { ending, event, handedOn }: TurnOutcome): Promise<void> {
     const { runs, logger, monitor, bus } = this.#deps;
     const runId = run.id;
     for (let attempt = 0; ; attempt++) {
@@ -377,9 +384,9 @@ export class RunExecutor implements RunWorker {
         if (this.#stopping.signal.aborted) return;
       }
     }
-    // Announced once on disk (the ending was answered at commit).
+    // Announced once on disk (the ending was answered at commit), after the turn's other events.
     if (event)
-      await runs.settled().then(
+      await Promise.all([runs.settled(), handedOn()]).then(
         () => bus.publish(event),
         (error: unknown) => monitor.failed("run", "run ending not confirmed by the disk", error, { runId }),
       );
