@@ -484,12 +484,7 @@ function newPythonChild(memoryMb: number): SandboxProcess {
     return child;
   }
   if (current.state === "unavailable") return new SandboxProcess({ language, memoryMb });
-  let finish: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  const making: SnapshotState = { state: "making", done };
-  snapshot = making;
+  const { coming: making, finish } = snapshotComing();
   const store = storeDir;
   const child = new SandboxProcess({
     language,
@@ -512,6 +507,17 @@ function newPythonChild(memoryMb: number): SandboxProcess {
     finish();
   });
   return child;
+}
+
+/** The snapshot is on its way (being taken, or read from the store): children wait until `finish`. */
+function snapshotComing(): { coming: SnapshotState; finish: () => void } {
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const coming: SnapshotState = { state: "making", done };
+  snapshot = coming;
+  return { coming, finish };
 }
 
 /**
@@ -548,12 +554,7 @@ async function keepSnapshot(dir: string, bytes: Buffer): Promise<void> {
  * itself. They wait for it as for a maker.
  */
 function loadStoredSnapshot(dir: string): void {
-  let finish: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-  const loading: SnapshotState = { state: "making", done };
-  snapshot = loading;
+  const { coming: loading, finish } = snapshotComing();
   const at = generation;
   const open = async () => {
     try {
