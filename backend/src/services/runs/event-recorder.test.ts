@@ -44,6 +44,18 @@ function recorderWithManualWrites() {
   return { recorder, writes, syncs, written, stops, nextWrite, nextSync };
 }
 
+/** After a stop for `failure`: a later event is neither written nor handed on, and the turn was told once. */
+async function expectStoppedFor(
+  seen: Pick<ReturnType<typeof recorderWithManualWrites>, "recorder" | "writes" | "written" | "stops">,
+  failure: Error,
+): Promise<void> {
+  seen.recorder.add(event(2));
+  await seen.recorder.drain();
+  expect(seen.writes).toHaveLength(1);
+  expect(seen.written).toEqual([]);
+  expect(seen.stops).toEqual([{ error: failure }]);
+}
+
 describe("the event recorder", () => {
   it("starts a batch's write once the batch before it has committed, and hands batches on in order once on disk", async () => {
     const { recorder, writes, syncs, written, nextWrite, nextSync } = recorderWithManualWrites();
@@ -92,11 +104,7 @@ describe("the event recorder", () => {
     const failure = new Error("fsync failed");
     syncs[0]?.fail(failure);
     await recorder.handedOn();
-    recorder.add(event(2));
-    await recorder.drain();
-    expect(writes).toHaveLength(1);
-    expect(written).toEqual([]);
-    expect(stops).toEqual([{ error: failure }]);
+    await expectStoppedFor({ recorder, writes, written, stops }, failure);
   });
 
   it("hands on what was committed before a write the lease refuses", async () => {
@@ -148,11 +156,7 @@ describe("the event recorder", () => {
     const failure = new Error("disk full");
     writes[0]?.fail(failure);
     await drained;
-    recorder.add(event(2));
-    await recorder.drain();
-    expect(writes).toHaveLength(1);
-    expect(written).toEqual([]);
-    expect(stops).toEqual([{ error: failure }]);
+    await expectStoppedFor({ recorder, writes, written, stops }, failure);
   });
 
   it("gathers the events of one turn of the event loop into one write", async () => {
