@@ -9,6 +9,9 @@ import {
   MAX_ANSWER_SCHEMA_NODES_PER_VALIDATION,
 } from "../backend/dist/engine/providers/answer-schema.js";
 import { validateWorkflow } from "../backend/dist/engine/validator/validator.js";
+import { benchArgs } from "./bench-args.mjs";
+
+benchArgs("node bench/answer-schema.mjs   (after npm run build; takes no options)");
 
 const ms = (start) => (performance.now() - start).toFixed(1);
 

@@ -2,15 +2,14 @@
 // --cpu-prof DIR`): sampled time by package, the functions with the most self time, and the
 // studio's own functions by inclusive time (themselves and what they call).
 // Run: node bench/cpu-profile-summary.mjs FILE.cpuprofile [rows]
-import { readFileSync } from "node:fs";
+import { benchArgs, readJsonFile, usageError, wholeNumber } from "./bench-args.mjs";
 
-const [file, rowsArg] = process.argv.slice(2);
-if (!file) {
-  console.error("usage: node bench/cpu-profile-summary.mjs FILE.cpuprofile [rows]");
-  process.exit(2);
-}
-const rows = Number(rowsArg ?? 30);
-const profile = JSON.parse(readFileSync(file, "utf8"));
+const USAGE = "usage: node bench/cpu-profile-summary.mjs FILE.cpuprofile [rows]";
+const [file, rowsArg] = benchArgs(USAGE, {}, { positionals: 2 }).positionals;
+if (!file) usageError(USAGE, "which profile? give its file");
+const rows = wholeNumber(USAGE, "rows", rowsArg, 30);
+const profile = readJsonFile(USAGE, file);
+if (!Array.isArray(profile?.nodes)) usageError(USAGE, `${file} is not a CPU profile (no nodes)`);
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 
 // Self time per profile node: each sample's time delta belongs to the node it landed in.

@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { benchArgs, wholeNumber } from "./bench-args.mjs";
 import {
   call,
   cleanup,
@@ -30,17 +30,21 @@ import {
   UI,
 } from "./editor-studio.mjs";
 
-const { values: options } = parseArgs({
-  options: {
-    nodes: { type: "string", default: "500" },
-    edges: { type: "string", default: "600" },
-    count: { type: "boolean", default: false },
-    profile: { type: "boolean", default: false },
-    "profile-select": { type: "boolean", default: false },
-  },
+const USAGE = `node bench/editor-inspector.mjs [options]   (after npm run build)
+  --nodes N, --edges N   the large workflow's size (default 500 nodes, 600 edges)
+  --count                React commits, renders and store updates of a selection and 20 keystrokes
+  --profile              a CPU profile of the keystrokes, written to the temporary directory
+  --profile-select       a CPU profile of the selections, written to the temporary directory
+STUDIO_UI_DIR runs it against another build of the UI.`;
+const { values: options } = benchArgs(USAGE, {
+  nodes: { type: "string", default: "500" },
+  edges: { type: "string", default: "600" },
+  count: { type: "boolean", default: false },
+  profile: { type: "boolean", default: false },
+  "profile-select": { type: "boolean", default: false },
 });
-const NODES = Number(options.nodes);
-const EDGES = Number(options.edges);
+const NODES = wholeNumber(USAGE, "--nodes", options.nodes);
+const EDGES = wholeNumber(USAGE, "--edges", options.edges, 0, 0);
 
 async function main() {
   if (!existsSync(ENTRY) || !existsSync(UI)) throw new Error("the studio is not built: run `npm run build` first");
@@ -135,9 +139,9 @@ async function main() {
   }
 }
 
-const COUNT = process.argv.includes("--count");
-const PROFILE = process.argv.includes("--profile");
-const PROFILE_SELECT = process.argv.includes("--profile-select");
+const COUNT = options.count;
+const PROFILE = options.profile;
+const PROFILE_SELECT = options["profile-select"];
 
 try {
   await main();

@@ -18,7 +18,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { benchArgs, usageError, wholeNumber } from "./bench-args.mjs";
 import {
   call,
   cleanup,
@@ -43,23 +43,35 @@ import {
   visibleNodes,
 } from "./editor-studio.mjs";
 
-const { values: options } = parseArgs({
-  options: {
-    nodes: { type: "string", default: "500" },
-    edges: { type: "string", default: "600" },
-    cycles: { type: "string", default: "20" },
-    repeat: { type: "string", default: "1" },
-    profile: { type: "string" },
-    trace: { type: "string" },
-    until: { type: "string" },
-    from: { type: "string" },
-    count: { type: "boolean", default: false },
-  },
+const USAGE = `node bench/editor.mjs [options]   (after npm run build)
+  --nodes N, --edges N   the large workflow's size (default 500 nodes, 600 edges)
+  --cycles N             open/close cycles for the heap's growth (default 20)
+  --profile DIR          a CPU profile of each measured step into DIR, and its costliest functions
+  --trace DIR            a Chrome trace of each measured step into DIR, and where the main thread's time went
+  --until STEP           stop after pan, drag, paste or layout
+  --from paste           skip the steps before the paste
+  --repeat N             paste and undo, lay out and undo, N times each; prints the medians (default 1)
+  --count                React commits, renders and store updates of the last selection, the paste and its undo
+STUDIO_UI_DIR runs it against another build of the UI.`;
+const { values: options } = benchArgs(USAGE, {
+  nodes: { type: "string", default: "500" },
+  edges: { type: "string", default: "600" },
+  cycles: { type: "string", default: "20" },
+  repeat: { type: "string", default: "1" },
+  profile: { type: "string" },
+  trace: { type: "string" },
+  until: { type: "string" },
+  from: { type: "string" },
+  count: { type: "boolean", default: false },
 });
-const NODES = Number(options.nodes);
-const EDGES = Number(options.edges);
-const CYCLES = Number(options.cycles);
-const REPEAT = Number(options.repeat);
+const NODES = wholeNumber(USAGE, "--nodes", options.nodes);
+const EDGES = wholeNumber(USAGE, "--edges", options.edges, 0, 0);
+const CYCLES = wholeNumber(USAGE, "--cycles", options.cycles);
+const REPEAT = wholeNumber(USAGE, "--repeat", options.repeat);
+if (options.until !== undefined && !["pan", "drag", "paste", "layout"].includes(options.until))
+  usageError(USAGE, `--until: no step '${options.until}' (pan, drag, paste, layout)`);
+if (options.from !== undefined && options.from !== "paste")
+  usageError(USAGE, `--from: only paste, not '${options.from}'`);
 
 /** With --profile: a CPU profile of `step` written to the profile folder, and its costliest functions printed. */
 async function profiled(cdp, name, step) {

@@ -4,8 +4,10 @@
 import { Annotation, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { loadConfig } from "../backend/dist/core/config.js";
 import { runStream } from "../backend/dist/engine/runtime/runtime.js";
+import { benchArgs, wholeNumber } from "./bench-args.mjs";
 
-const iterations = Number(process.argv[2] ?? 200);
+const USAGE = "node bench/engine.mjs [iterations, default 200]   (after npm run build)";
+const iterations = wholeNumber(USAGE, "iterations", benchArgs(USAGE, {}, { positionals: 1 }).positionals[0], 200);
 const engine = loadConfig({}, false).engine;
 const at = { x: 0, y: 0 };
 

@@ -7,12 +7,11 @@
 // superstep 50 of a 100-superstep run starts in ≤ 200 ms).
 //
 // Run: npm run build && node bench/fork.mjs [--forks 20] [--supersteps 100] [--at 50] (--help)
-import { launchStudio, numberArg, sleep } from "./studio-launch.mjs";
+import { numberOptions } from "./bench-args.mjs";
+import { launchStudio, sleep } from "./studio-launch.mjs";
 
 const USAGE = "node bench/fork.mjs [--forks 20] [--supersteps 100] [--at 50]  (after npm run build)";
-const FORKS = numberArg("forks", 20, USAGE);
-const SUPERSTEPS = numberArg("supersteps", 100, USAGE);
-const AT = numberArg("at", 50, USAGE);
+const { forks: FORKS, supersteps: SUPERSTEPS, at: AT } = numberOptions(USAGE, { forks: 20, supersteps: 100, at: 50 });
 
 const studio = await launchStudio({
   name: "fork",

@@ -10,10 +10,15 @@
 //      node bench/heap-diff.mjs paths FILE.heapsnapshot Kind [how-many]
 //      node bench/heap-diff.mjs only-via FILE.heapsnapshot propertyName
 // (large snapshots need node --max-old-space-size=4096)
-import { readFileSync } from "node:fs";
+import { benchArgs, readJsonFile, usageError, wholeNumber } from "./bench-args.mjs";
+
+const USAGE = `node bench/heap-diff.mjs counts A.heapsnapshot B.heapsnapshot [C …]
+node bench/heap-diff.mjs paths FILE.heapsnapshot Kind [how-many]
+node bench/heap-diff.mjs only-via FILE.heapsnapshot propertyName`;
 
 function load(file) {
-  const snap = JSON.parse(readFileSync(file, "utf8"));
+  const snap = readJsonFile(USAGE, file);
+  if (!snap?.snapshot?.meta) usageError(USAGE, `${file} is not a heap snapshot`);
   const meta = snap.snapshot.meta;
   const nf = meta.node_fields;
   const ef = meta.edge_fields;
@@ -78,7 +83,11 @@ function reach(g, skip = () => false) {
   return { seen, parent, parentEdge };
 }
 
-const [command, ...args] = process.argv.slice(2);
+const [command, ...args] = benchArgs(USAGE, {}, { positionals: Number.POSITIVE_INFINITY }).positionals;
+// How many arguments each command takes, at least and at most.
+const ARITY = { counts: [2, Number.POSITIVE_INFINITY], paths: [2, 3], "only-via": [2, 2] };
+if (command in ARITY && (args.length < ARITY[command][0] || args.length > ARITY[command][1]))
+  usageError(USAGE, `${command}: wrong number of arguments`);
 if (command === "counts") {
   const tallies = args.map((file) => {
     const g = load(file);
@@ -102,7 +111,8 @@ if (command === "counts") {
   for (const r of rows.slice(0, 30))
     console.log(`${r.kind.padEnd(64)} ${r.n.join(" / ").padEnd(28)} ${r.grew}  ${r.bytes}`);
 } else if (command === "paths") {
-  const [file, kind, howMany = "5"] = args;
+  const [file, kind, howManyArg] = args;
+  const howMany = wholeNumber(USAGE, "how-many", howManyArg, 5);
   const g = load(file);
   const { seen, parent, parentEdge } = reach(g);
   const chains = new Map();
@@ -117,8 +127,7 @@ if (command === "counts") {
       .replace(/<-\d+-/g, "<-n-");
     chains.set(chain, (chains.get(chain) ?? 0) + 1);
   }
-  for (const [chain, n] of [...chains].sort((a, b) => b[1] - a[1]).slice(0, Number(howMany)))
-    console.log(`${n} × ${chain}\n`);
+  for (const [chain, n] of [...chains].sort((a, b) => b[1] - a[1]).slice(0, howMany)) console.log(`${n} × ${chain}\n`);
 } else if (command === "only-via") {
   const [file, property] = args;
   const g = load(file);
@@ -134,6 +143,5 @@ if (command === "counts") {
   console.log(`alive only through "${property}": ${(bytes / 1048576).toFixed(2)} MB`);
   for (const [kind, n] of [...tally].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${kind.padEnd(60)} ${n}`);
 } else {
-  console.error("usage: node bench/heap-diff.mjs counts|paths|only-via …");
-  process.exit(2);
+  usageError(USAGE, command === undefined ? "which comparison? counts, paths or only-via" : `no command '${command}'`);
 }

@@ -3,16 +3,15 @@
 // is alive): bytes per run by function, then by the nearest of the studio's own frames above them.
 //
 // Run: node bench/heap-profile-summary.mjs FILE.heapprofile [runs in the profile] [rows]
-import { readFileSync } from "node:fs";
+import { benchArgs, readJsonFile, usageError, wholeNumber } from "./bench-args.mjs";
 
-const [file, runsArg = "1", rowsArg = "30"] = process.argv.slice(2);
-if (!file) {
-  console.error("usage: node bench/heap-profile-summary.mjs FILE.heapprofile [runs] [rows]");
-  process.exit(2);
-}
-const runs = Number(runsArg);
-const rows = Number(rowsArg);
-const { head } = JSON.parse(readFileSync(file, "utf8"));
+const USAGE = "usage: node bench/heap-profile-summary.mjs FILE.heapprofile [runs] [rows]";
+const [file, runsArg, rowsArg] = benchArgs(USAGE, {}, { positionals: 3 }).positionals;
+if (!file) usageError(USAGE, "which profile? give its file");
+const runs = wholeNumber(USAGE, "runs", runsArg, 1);
+const rows = wholeNumber(USAGE, "rows", rowsArg, 30);
+const { head } = readJsonFile(USAGE, file) ?? {};
+if (!head) usageError(USAGE, `${file} is not a sampling heap profile (no head)`);
 
 const byFunction = new Map();
 const byStudioFrame = new Map();

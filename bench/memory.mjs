@@ -12,13 +12,15 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchStudio, numberArg, sleep } from "./studio-launch.mjs";
+import { numberOptions } from "./bench-args.mjs";
+import { launchStudio, sleep } from "./studio-launch.mjs";
 
 const USAGE = "node bench/memory.mjs [--runs 10000] [--waiting 10000] [--resumes 200]  (after npm run build)";
-const RUNS = numberArg("runs", 10_000, USAGE);
+const options = numberOptions(USAGE, { runs: 10_000, waiting: 10_000, resumes: 200 });
+const RUNS = options.runs;
 const FIRST = Math.min(1_000, RUNS);
-const WAITING = numberArg("waiting", 10_000, USAGE);
-const RESUMES = Math.min(numberArg("resumes", 200, USAGE), WAITING);
+const WAITING = options.waiting;
+const RESUMES = Math.min(options.resumes, WAITING);
 const IN_FLIGHT = 20;
 const SETTLE_MS = 3_000;
 

@@ -8,11 +8,11 @@
 
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { launchStudio, numberArg, sleep } from "./studio-launch.mjs";
+import { numberOptions } from "./bench-args.mjs";
+import { launchStudio, sleep } from "./studio-launch.mjs";
 
 const USAGE = "node bench/run-latency.mjs [--runs 600] [--inflight 20]";
-const RUNS = numberArg("runs", 600, USAGE);
-const INFLIGHT = numberArg("inflight", 20, USAGE);
+const { runs: RUNS, inflight: INFLIGHT } = numberOptions(USAGE, { runs: 600, inflight: 20 }, 1);
 const at = { x: 0, y: 0 };
 const hello = {
   name: "hello",

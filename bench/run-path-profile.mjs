@@ -11,12 +11,7 @@
 // right after the studio's, and the median ratio of the pairs.
 //
 // SQLite by default; with DATABASE_URL (a fresh database, migrated by the studio) PostgreSQL.
-// Run: npm run build -w backend && node bench/run-path-profile.mjs [--runs 600] [--inflight 20]
-//      [--probe 100] [--graphs hello,chain10,fanout8] [--bare /path] [--cpu-prof DIR] [--count-sql]
-//      [--alloc-prof DIR] (the run thread's allocations per round, collected objects included)
-//      [--studio-log FILE] (the studio's whole output) [--node-args="--trace-gc-nvp ..."] (for the studio)
-//      [--closed] (the probe's clients each wait for their run to end before the next hook, as
-//      bench/throughput.mjs does at 100 in flight)
+// Run: npm run build -w backend && node bench/run-path-profile.mjs [options]   (--help lists them)
 // This is a profiling aid for the run path; bench/throughput.mjs is the benchmark of record.
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,30 +21,44 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
+import { benchArgs, usageError, wholeNumber } from "./bench-args.mjs";
 
-const { values: args } = parseArgs({
-  options: {
-    runs: { type: "string", default: "600" },
-    inflight: { type: "string", default: "20" },
-    probe: { type: "string", default: "100" },
-    graphs: { type: "string", default: "hello,chain10,fanout8" },
-    bare: { type: "string" },
-    "cpu-prof": { type: "string" },
-    "count-sql": { type: "boolean", default: false },
-    "bare-child": { type: "string" },
-    rounds: { type: "string", default: "1" },
-    "studio-log": { type: "string" },
-    "node-args": { type: "string" },
-    "alloc-prof": { type: "string" },
-    closed: { type: "boolean", default: false },
-  },
+const USAGE = `node bench/run-path-profile.mjs [options]   (after npm run build -w backend)
+  --runs N               runs per round (default 600)
+  --inflight N           hooks in flight (default 20)
+  --probe N              hooks fired at 5 × --inflight while a chain of runs executes (default 100; 0 skips)
+  --closed               the probe's clients each wait for their run to end before the next hook
+  --graphs LIST          some of hello,chain10,fanout8 (default all three)
+  --rounds N             studio rounds per graph (default 1), each paired with a bare one under --bare
+  --bare DIR             a folder where @langchain/langgraph and @langchain/langgraph-checkpoint-sqlite are installed
+  --count-sql            statements and transactions per run, and their time
+  --cpu-prof DIR         CPU profiles of the studio's threads (and bare's) written to DIR
+  --alloc-prof DIR       what the run thread (and bare) allocated in each round, written to DIR
+  --studio-log FILE      the studio's whole output
+  --node-args="FLAGS"    flags for the studio's node (e.g. --trace-gc-nvp)
+With DATABASE_URL (a fresh database, migrated by the studio), PostgreSQL instead of SQLite.`;
+const { values: args } = benchArgs(USAGE, {
+  runs: { type: "string", default: "600" },
+  inflight: { type: "string", default: "20" },
+  probe: { type: "string", default: "100" },
+  graphs: { type: "string", default: "hello,chain10,fanout8" },
+  bare: { type: "string" },
+  "cpu-prof": { type: "string" },
+  "count-sql": { type: "boolean", default: false },
+  "bare-child": { type: "string" },
+  rounds: { type: "string", default: "1" },
+  "studio-log": { type: "string" },
+  "node-args": { type: "string" },
+  "alloc-prof": { type: "string" },
+  closed: { type: "boolean", default: false },
 });
-const RUNS = Number(args.runs);
-const INFLIGHT = Number(args.inflight);
-const PROBE = Number(args.probe);
+const RUNS = wholeNumber(USAGE, "--runs", args.runs);
+const INFLIGHT = wholeNumber(USAGE, "--inflight", args.inflight);
+const PROBE = wholeNumber(USAGE, "--probe", args.probe, 0, 0);
 const GRAPHS = args.graphs.split(",");
-const ROUNDS = Number(args.rounds);
+const unknownGraph = GRAPHS.find((name) => !["hello", "chain10", "fanout8"].includes(name));
+if (unknownGraph !== undefined) usageError(USAGE, `--graphs: no graph '${unknownGraph}' (hello, chain10, fanout8)`);
+const ROUNDS = wholeNumber(USAGE, "--rounds", args.rounds);
 const TERMINAL = "('ok','error','cancelled','timeout','expired')";
 const MAIN = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
 const TICK_MS = 10; // USER_HZ is 100 on Linux

@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { createFakeOpenAI } from "../backend/test/fake-openai-server.ts";
+import { numberOptions } from "./bench-args.mjs";
 import {
   call,
   cleanup,
@@ -21,12 +22,13 @@ import {
   startStudio,
   UI,
 } from "./editor-studio.mjs";
-import { numberArg } from "./studio-launch.mjs";
 
 const USAGE = "node bench/run-trace.mjs [--tokens N] [--items N (live runs)] [--big-items N (run to open)]";
-const ITEMS = numberArg("items", 1000, USAGE);
-const BIG_ITEMS = numberArg("big-items", 5000, USAGE);
-const TOKENS = numberArg("tokens", 3000, USAGE);
+const {
+  items: ITEMS,
+  "big-items": BIG_ITEMS,
+  tokens: TOKENS,
+} = numberOptions(USAGE, { items: 1000, "big-items": 5000, tokens: 3000 });
 
 /** Start → an LLM node that streams its answer → End: one event per token. */
 function tokensWorkflow(baseUrl) {

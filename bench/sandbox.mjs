@@ -11,8 +11,11 @@ import { MemorySaver } from "@langchain/langgraph";
 import { loadConfig } from "../backend/dist/core/config.js";
 import { runStream } from "../backend/dist/engine/runtime/runtime.js";
 import { runInSandbox } from "../backend/dist/engine/sandbox/sandbox.js";
+import { benchArgs, wholeNumber } from "./bench-args.mjs";
 
-const calls = Number(process.argv[2] ?? 50);
+const USAGE =
+  "node bench/sandbox.mjs [calls, default 50]   (after npm run build; STUDIO_CODE_* settings from the environment)";
+const calls = wholeNumber(USAGE, "calls", benchArgs(USAGE, {}, { positionals: 1 }).positionals[0], 50);
 // Without the pool (an older build), every call starts its own child: "warm" figures then show
 // that, and there is nothing to wait for or stop.
 const pool = await import("../backend/dist/engine/sandbox/sandbox-pool.js").catch(() => null);

@@ -12,19 +12,6 @@ import { fileURLToPath } from "node:url";
 const entry = fileURLToPath(new URL("../backend/dist/cli/main.js", import.meta.url));
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `--name N` from the command line, or `fallback`; `--help` prints `usage` and exits. */
-export function numberArg(name, fallback, usage) {
-  if (usage && process.argv.includes("--help")) {
-    console.log(usage);
-    process.exit(0);
-  }
-  const index = process.argv.indexOf(`--${name}`);
-  if (index < 0) return fallback;
-  const value = Number(process.argv[index + 1]);
-  if (!Number.isFinite(value)) throw new Error(`--${name} needs a number`);
-  return value;
-}
-
 /** A port nobody listens on now (another process may take it before the studio does: rare). */
 export function freePort() {
   return new Promise((resolve, reject) => {

@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { benchArgs, usageError } from "./bench-args.mjs";
 import { collectEveryThread } from "./thread-heaps.mjs";
 
 const USAGE = `node bench/throughput.mjs [options]
@@ -945,42 +945,35 @@ const roundText = (r) =>
   (r.failures ? `, ${r.failures} FAILED (first: ${r.firstError})` : "");
 
 async function main() {
-  const { values: options } = parseArgs({
-    options: {
-      runs: { type: "string", default: "600" },
-      quick: { type: "boolean", default: false },
-      "poll-ms": { type: "string", default: "2" },
-      observe: { type: "string", default: "hook" },
-      "pg-statements": { type: "boolean", default: false },
-      warmup: { type: "string", default: "1000" },
-      total: { type: "string", default: "10000" },
-      waiting: { type: "string", default: "10000" },
-      "resume-sample": { type: "string", default: "200" },
-      postgres: { type: "boolean", default: false },
-      "cpu-prof": { type: "string" },
-      "log-level": { type: "string", default: "info" },
-      graphs: { type: "string", default: GRAPHS.join(",") },
-      redis: { type: "boolean", default: false },
-      concurrency: { type: "string", default: "8" },
-      "in-flight": { type: "string", default: "0" },
-      "io-runs": { type: "string", default: "400" },
-      rounds: { type: "string", default: "2" },
-      help: { type: "boolean", default: false },
-    },
+  const { values: options } = benchArgs(USAGE, {
+    runs: { type: "string", default: "600" },
+    quick: { type: "boolean", default: false },
+    "poll-ms": { type: "string", default: "2" },
+    observe: { type: "string", default: "hook" },
+    "pg-statements": { type: "boolean", default: false },
+    warmup: { type: "string", default: "1000" },
+    total: { type: "string", default: "10000" },
+    waiting: { type: "string", default: "10000" },
+    "resume-sample": { type: "string", default: "200" },
+    postgres: { type: "boolean", default: false },
+    "cpu-prof": { type: "string" },
+    "log-level": { type: "string", default: "info" },
+    graphs: { type: "string", default: GRAPHS.join(",") },
+    redis: { type: "boolean", default: false },
+    concurrency: { type: "string", default: "8" },
+    "in-flight": { type: "string", default: "0" },
+    "io-runs": { type: "string", default: "400" },
+    rounds: { type: "string", default: "2" },
   });
-  if (options.help) {
-    console.log(USAGE);
-    return;
-  }
   const count = (name) => {
     const value = Number(options[name]);
     if (!Number.isInteger(value) || value < 0)
-      throw new Error(`--${name} must be a whole number, not ${options[name]}`);
+      usageError(USAGE, `--${name} must be a whole number, not '${options[name]}'`);
     return value;
   };
   POLL_MS = Math.max(1, count("poll-ms"));
   if (!["database", "hook"].includes(options.observe))
-    throw new Error(`--observe must be database or hook, not ${options.observe}`);
+    usageError(USAGE, `--observe must be database or hook, not '${options.observe}'`);
   OBSERVE = options.observe;
   // The Redis mode's figures of record are its hooks' 202s at every number in flight.
   if (options.redis) {
@@ -988,7 +981,7 @@ async function main() {
     return redisMain(options, count);
   }
   if (options["pg-statements"] && !options.postgres && !process.env.DATABASE_URL)
-    throw new Error("--pg-statements needs --postgres or DATABASE_URL");
+    usageError(USAGE, "--pg-statements needs --postgres or DATABASE_URL");
   const runs = Math.max(1, count("runs"));
   const warmup = count("warmup");
   const total = count("total");
@@ -996,7 +989,7 @@ async function main() {
   const resumeSample = Math.min(count("resume-sample"), waiting);
   const graphs = options.graphs.split(",").filter(Boolean);
   const unknown = graphs.filter((name) => !GRAPHS.includes(name));
-  if (graphs.length === 0 || unknown.length > 0) throw new Error(`--graphs takes some of ${GRAPHS.join(", ")}`);
+  if (graphs.length === 0 || unknown.length > 0) usageError(USAGE, `--graphs takes some of ${GRAPHS.join(", ")}`);
   if (!existsSync(STUDIO_ENTRY)) throw new Error("the backend is not built: run `npm run build` first");
   if (!existsSync(SAVER_PACKAGE)) {
     console.error(

@@ -14,6 +14,9 @@ import { VALIDATION_PAUSE_CHANNEL } from "../backend/dist/engine/validator/time-
 import { validateWorkflow } from "../backend/dist/engine/validator/validator.js";
 import { workflowDocument } from "../backend/dist/schemas/workflow.schema.js";
 import * as shapes from "../backend/test/adversarial-workflows.ts";
+import { benchArgs } from "./bench-args.mjs";
+
+benchArgs("node bench/validation.mjs   (after npm run build; takes no options)");
 
 const HEALTH_TARGET_MS = 100;
 const POLL_MS = 10;
