@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { benchArgs, usageError } from "./bench-args.mjs";
+import { benchArgs, usageError, wholeNumber } from "./bench-args.mjs";
 import { collectEveryThread } from "./thread-heaps.mjs";
 
 const USAGE = `node bench/throughput.mjs [options]
@@ -965,12 +965,8 @@ async function main() {
     "io-runs": { type: "string", default: "400" },
     rounds: { type: "string", default: "2" },
   });
-  const count = (name) => {
-    const value = Number(options[name]);
-    if (!Number.isInteger(value) || value < 0)
-      usageError(USAGE, `--${name} must be a whole number, not '${options[name]}'`);
-    return value;
-  };
+  // Each numeric option has a default, so the fallback (0) is never used.
+  const count = (name) => wholeNumber(USAGE, `--${name}`, options[name], 0, 0);
   POLL_MS = Math.max(1, count("poll-ms"));
   if (!["database", "hook"].includes(options.observe))
     usageError(USAGE, `--observe must be database or hook, not '${options.observe}'`);

@@ -38,7 +38,7 @@ describe("bench scripts' command lines", () => {
 
   it.each([
     ["throughput.mjs", ["--rounds", "2", "--bogus"], "Unknown option '--bogus'"],
-    ["throughput.mjs", ["--runs", "many"], "--runs must be a whole number, not 'many'"],
+    ["throughput.mjs", ["--runs", "many"], "--runs must be a whole number of at least 0, not 'many'"],
     ["throughput.mjs", ["--graphs", "hello,loop"], "--graphs takes some of hello, chain10, fanout8"],
     ["run-path-profile.mjs", ["--inflight", "0"], "--inflight must be a whole number of at least 1, not '0'"],
     ["run-path-profile.mjs", ["--graphs", "chain11"], "--graphs: no graph 'chain11'"],
@@ -46,6 +46,7 @@ describe("bench scripts' command lines", () => {
     ["run-latency.mjs", ["--in-flight", "20"], "Unknown option '--in-flight'"],
     ["memory.mjs", ["--waiting", "2.5"], "--waiting must be a whole number of at least 0, not '2.5'"],
     ["sandbox.mjs", ["20", "30"], "unexpected argument '30'"],
+    ["editor.mjs", ["--until", "zoom"], "--until: no step 'zoom' (pan, drag, paste, layout)"],
     ["heap-diff.mjs", ["paths", "one.heapsnapshot"], "paths: wrong number of arguments"],
     ["heap-diff.mjs", ["diff"], "no command 'diff'"],
   ])("%s %j stops with status 2 and says why", (script, args, message) => {
