@@ -3,11 +3,17 @@
 // pub/sub does while it reconnects) has the missing events read from the database first, so the
 // follower sees every seq once, in order. A worker's event published late, after the run_finished
 // of a cancellation made elsewhere, still reaches the follower once and before that run_finished.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// A follower until the turn's end (the SSE stream) gets the ending even when the row says the run
+// ended before the bus brought the events committed with it.
+
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { approvalWorkflow } from "../../test/engine-harness.js";
 import { type Session, setupOwner, startTestStudio, type TestStudio } from "../../test/test-studio.js";
 import type { Actor } from "../core/authz.js";
 import type { StudioEvent } from "../engine/runtime/events.js";
+import { SQLITE_FILE } from "../repositories/database.js";
 import { RunRepository } from "../repositories/run.repository.js";
 
 describe("following a run's events", () => {
@@ -141,4 +147,47 @@ describe("following a run's events", () => {
       unsubscribe();
     }
   });
+
+  // SQLite only: another connection's synchronous commit is how the test lands a worker's ending
+  // exactly between the follower's catch-up and its reading of the row (PostgreSQL has no
+  // synchronous client to do that with; the code path is the same).
+  it.skipIf(inject("dbKind") !== "sqlite")(
+    "ends a turn's stream after the events committed with the row's ending, though the bus has not brought them",
+    async () => {
+      const run = await studio.container.runs.createForDocument(actor, approvalWorkflow(), {}, "api");
+      const worker = new DatabaseSync(join(studio.config.dataDir, SQLITE_FILE));
+      const append = worker.prepare(
+        "insert into run_events (run_id, seq, type, node_id, superstep, ts, data) values (?, ?, ?, null, null, ?, ?)",
+      );
+      try {
+        // A worker started the run: its first event is on disk.
+        append.run(run.id, 1, "run_started", new Date().toISOString(), "{}");
+        worker.prepare("update runs set status = 'running', next_seq = 2 where id = ?").run(run.id);
+
+        const seen: StudioEvent[] = [];
+        const following = await studio.container.runs.followTurn(actor, run.id, 0, (event) => {
+          seen.push(event);
+          // Right after the catch-up hands on the last event on disk, the worker ends the run: the
+          // row and its run_finished commit together, and nothing is published on the bus.
+          if (event.seq === 1) {
+            worker.exec("begin");
+            append.run(run.id, 2, "run_finished", new Date().toISOString(), JSON.stringify({ status: "ok" }));
+            worker.prepare("update runs set status = 'ok', next_seq = 3 where id = ?").run(run.id);
+            worker.exec("commit");
+          }
+        });
+        try {
+          await following.ended;
+          expect(seen.map((event) => [event.seq, event.type])).toEqual([
+            [1, "run_started"],
+            [2, "run_finished"],
+          ]);
+        } finally {
+          following.stop();
+        }
+      } finally {
+        worker.close();
+      }
+    },
+  );
 });

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { RUN_STATUSES } from "../../engine/runtime/events.js";
 import { dataEnvelope, errorResponse, pageEnvelope } from "../../schemas/common.schema.js";
 import { runCompareQuery, runCompareView, runListFilters, runListItem } from "../../schemas/run-list.schema.js";
-import { endsTurn, isActive } from "../../services/runs/turn-end-watch.js";
 import type { Container } from "../deps.js";
 import { actorOf } from "../request-context.js";
 import { pageResponse } from "./page-response.js";
@@ -123,14 +122,13 @@ export const runRoutes =
         // Comments keep proxies from closing an idle stream.
         const keepAlive = setInterval(() => raw.write(": keep-alive\n\n"), 15_000);
         raw.on("close", end);
-        unsubscribe = await c.runs.follow(actor, run.id, after, (event) => {
+        const following = await c.runs.followTurn(actor, run.id, after, (event) => {
           raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-          if (endsTurn(event.type)) end();
         });
+        unsubscribe = following.stop;
+        // Closed by the client during the catch-up, or ended with the run's turn.
         if (raw.writableEnded) unsubscribe();
-        // A run that is not queued or running sends nothing more after the catch-up.
-        const current = await c.runs.get(actor, run.id);
-        if (!isActive(current.status)) end();
+        else void following.ended.then(end);
       },
     );
 

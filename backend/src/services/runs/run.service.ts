@@ -25,7 +25,15 @@ import type { RunAdmission } from "./run-admission.js";
 import type { RunBus } from "./run-bus.js";
 import type { RunQueue } from "./run-queue.js";
 import type { RunWorker } from "./run-worker.js";
-import { endWithin, isActive, type TurnEnd, type TurnEndWatch, turnEndOfView, watchTurnEnd } from "./turn-end-watch.js";
+import {
+  endsTurn,
+  endWithin,
+  isActive,
+  type TurnEnd,
+  type TurnEndWatch,
+  turnEndOfView,
+  watchTurnEnd,
+} from "./turn-end-watch.js";
 
 export type StudioEventView = StudioEvent;
 /** Who executes a run that can go on: the worker queue, or the caller (executeNow). */
@@ -418,6 +426,48 @@ export class RunService {
     afterSeq: number,
     onEvent: (event: StudioEventView) => void,
   ): Promise<() => void> {
+    return (await this.#follow(actor, id, afterSeq, onEvent)).stop;
+  }
+
+  /**
+   * `follow` until the run's turn ends (the SSE stream): `ended` resolves once the event that ends
+   * it has been handed on, or, for a run already past its turn whose ending is not after `afterSeq`,
+   * once every event on disk has been. The row is read after the catch-up, and what it says ended
+   * may not have reached the bus yet, so the disk is read once more before `ended`: the ending
+   * event is committed with the row (RunRepository.end).
+   */
+  async followTurn(
+    actor: Actor,
+    id: string,
+    afterSeq: number,
+    onEvent: (event: StudioEventView) => void,
+  ): Promise<{ stop: () => void; ended: Promise<void> }> {
+    let endTurn = () => {};
+    const ended = new Promise<void>((resolve) => {
+      endTurn = resolve;
+    });
+    const following = await this.#follow(actor, id, afterSeq, (event) => {
+      onEvent(event);
+      if (endsTurn(event.type)) endTurn();
+    });
+    try {
+      if (!isActive((await this.#owned(actor, id)).status)) {
+        await following.catchUp();
+        endTurn();
+      }
+    } catch (error) {
+      following.stop();
+      throw error;
+    }
+    return { stop: following.stop, ended };
+  }
+
+  async #follow(
+    actor: Actor,
+    id: string,
+    afterSeq: number,
+    onEvent: (event: StudioEventView) => void,
+  ): Promise<{ stop: () => void; catchUp: () => Promise<void> }> {
     await this.#owned(actor, id);
     let last = afterSeq;
     let closed = false;
@@ -477,7 +527,16 @@ export class RunService {
       throw error;
     }
     drain(true);
-    return unsubscribe;
+    // Live events wait while the disk is read again, then follow in order.
+    const catchUp = async () => {
+      reading = true;
+      try {
+        await readMissing();
+      } finally {
+        drain(true);
+      }
+    };
+    return { stop: unsubscribe, catchUp };
   }
 
   /** Executes a queued run in the caller's process and returns when this turn ends (the CLI). */
