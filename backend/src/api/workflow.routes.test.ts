@@ -1,5 +1,5 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ladder, routerMesh } from "../../test/adversarial-workflows.js";
 import {
   registerMember,
@@ -215,8 +215,23 @@ describe("workflows and versions", () => {
     const fresh = await startTestStudio();
     try {
       const me = await setupOwner(fresh);
-      for (const name of ["a", "b", "c"]) {
-        await fresh.app.inject({ method: "POST", url: "/api/workflows", headers: me.auth, payload: { name } });
+      // A second apart by the clock (only Date is faked): back to back, two could share a
+      // millisecond, and ties are ordered by id.
+      const start = Date.now();
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        for (const [i, name] of ["a", "b", "c"].entries()) {
+          vi.setSystemTime(start + (i + 1) * 1000);
+          const created = await fresh.app.inject({
+            method: "POST",
+            url: "/api/workflows",
+            headers: me.auth,
+            payload: { name },
+          });
+          expect(created.statusCode).toBe(201);
+        }
+      } finally {
+        vi.useRealTimers();
       }
       const page1 = (await fresh.app.inject({ method: "GET", url: "/api/workflows?limit=2", headers: me.auth })).json();
       expect(page1.data.map((w: { name: string }) => w.name)).toEqual(["c", "b"]);
