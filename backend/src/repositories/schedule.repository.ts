@@ -41,12 +41,14 @@ export class ScheduleRepository {
     return this.#db.selectFrom("schedules").selectAll().where("id", "=", id).executeTakeFirst();
   }
 
+  /** Oldest first; two made in the same millisecond keep one order between calls. */
   listByWorkflow(workflowId: string): Promise<ScheduleRow[]> {
     return this.#db
       .selectFrom("schedules")
       .selectAll()
       .where("workflow_id", "=", workflowId)
       .orderBy("created_at")
+      .orderBy("id")
       .execute();
   }
 
