@@ -1,7 +1,7 @@
 // The only place that turns errors into HTTP responses: {"error": {"code", "message", "details"}}.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AppError, type ErrorCode } from "../core/errors.js";
 import { databaseAppError } from "../repositories/database-errors.js";
@@ -47,11 +47,24 @@ function sendError(reply: FastifyReply, error: AppError): FastifyReply {
  * error's status and headers on `reply` and returns the body to send instead.
  */
 export function errorPayload(reply: FastifyReply, error: unknown): string {
-  const appError = toAppError(error);
-  if (appError.code === "INTERNAL") reply.log.error({ err: error }, "unhandled error");
-  else reply.log.error({ err: error }, appError.message);
+  const appError = loggedAppError(reply.log, error);
   reply.code(appError.status).headers(errorHeaders(appError)).type("application/json; charset=utf-8");
   return JSON.stringify(errorBody(appError));
+}
+
+/**
+ * For an answer whose status and headers are out already (an event stream): logs the error and
+ * returns the body that says it, for the answer's last message.
+ */
+export function streamFailure(log: FastifyBaseLogger, error: unknown): string {
+  return JSON.stringify(errorBody(loggedAppError(log, error)));
+}
+
+function loggedAppError(log: FastifyBaseLogger, error: unknown): AppError {
+  const appError = toAppError(error);
+  if (appError.code === "INTERNAL") log.error({ err: error }, "unhandled error");
+  else log.error({ err: error }, appError.message);
+  return appError;
 }
 
 interface ValidationIssue {

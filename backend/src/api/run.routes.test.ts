@@ -126,6 +126,28 @@ describe("runs: hooks, lifecycle and events", () => {
     expect([...resumed.body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([3, 4]);
   });
 
+  it("ends a stream that fails after it began with a stream_failed event naming the error", async () => {
+    const workflowId = await save(chain());
+    const runId = (await hook(workflowId)).json().data.run_id;
+    await settle();
+    // A stored event the catch-up cannot read: the stream's headers are out by then.
+    await studio.container.database.db
+      .updateTable("run_events")
+      .set({ data: "not json" })
+      .where("run_id", "=", runId)
+      .where("seq", "=", 2)
+      .execute();
+    const failed = await studio.app.inject({ method: "GET", url: `/api/runs/${runId}/stream`, headers: owner.auth });
+    expect(failed.statusCode).toBe(200);
+    const blocks = failed.body.split("\n\n").filter((block) => block !== "");
+    expect(blocks.at(-1)).toMatch(/^event: stream_failed\ndata: /);
+    expect(JSON.parse((blocks.at(-1) as string).split("data: ")[1] as string)).toMatchObject({
+      error: { code: "INTERNAL" },
+    });
+    // The page of events it was read with is not sent either.
+    expect([...failed.body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([]);
+  });
+
   it("returns the same run for a retried trigger with the same Idempotency-Key", async () => {
     const workflowId = await save(chain());
     const first = await hook(workflowId, {}, { "idempotency-key": "order-42" });

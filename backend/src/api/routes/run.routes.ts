@@ -4,6 +4,7 @@ import { RUN_STATUSES } from "../../engine/runtime/events.js";
 import { dataEnvelope, errorResponse, pageEnvelope } from "../../schemas/common.schema.js";
 import { runCompareQuery, runCompareView, runListFilters, runListItem } from "../../schemas/run-list.schema.js";
 import type { Container } from "../deps.js";
+import { streamFailure } from "../error-handlers.js";
 import { actorOf } from "../request-context.js";
 import { pageResponse } from "./page-response.js";
 
@@ -122,9 +123,17 @@ export const runRoutes =
         // Comments keep proxies from closing an idle stream.
         const keepAlive = setInterval(() => raw.write(": keep-alive\n\n"), 15_000);
         raw.on("close", end);
-        const following = await c.runs.followTurn(actor, run.id, after, (event) => {
-          raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        });
+        let following: Awaited<ReturnType<typeof c.runs.followTurn>>;
+        try {
+          following = await c.runs.followTurn(actor, run.id, after, (event) => {
+            raw.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+          });
+        } catch (error) {
+          // The 200 and its headers are out: the failure is the stream's last message, not a hang.
+          if (!raw.writableEnded) raw.write(`event: stream_failed\ndata: ${streamFailure(request.log, error)}\n\n`);
+          end();
+          return;
+        }
         unsubscribe = following.stop;
         // Closed by the client during the catch-up, or ended with the run's turn.
         if (raw.writableEnded) unsubscribe();
