@@ -3,8 +3,8 @@
 // pub/sub does while it reconnects) has the missing events read from the database first, so the
 // follower sees every seq once, in order. A worker's event published late, after the run_finished
 // of a cancellation made elsewhere, still reaches the follower once and before that run_finished.
-// A follower until the turn's end (the SSE stream) gets the ending even when the row says the run
-// ended before the bus brought the events committed with it.
+// A follower until the turn's end (the SSE stream) stops at that end, and gets it even when the row
+// says the run ended before the bus brought the events committed with it.
 
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -146,6 +146,29 @@ describe("following a run's events", () => {
     } finally {
       unsubscribe();
     }
+  });
+
+  it("hands on a turn's events up to its end and nothing of the next turn, already on disk", async () => {
+    const { run, row } = await waitingRun();
+    const waitingSeq = row.next_seq - 1;
+    await studio.container.runs.resume(actor, run.id, { ok: true }, "caller");
+    await studio.container.runs.executeNow(run.id);
+
+    const follow = async (after: number) => {
+      const seen: StudioEvent[] = [];
+      const following = await studio.container.runs.followTurn(actor, run.id, after, (event) => seen.push(event));
+      await following.ended;
+      following.stop();
+      return seen;
+    };
+    // The first turn's events, read back in one page with the second turn's after them.
+    const first = await follow(0);
+    expect(first.map((event) => event.seq)).toEqual(Array.from({ length: waitingSeq }, (_, i) => i + 1));
+    expect(first.at(-1)?.type).toBe("run_waiting");
+    // From there, the second turn up to its run_finished.
+    const second = await follow(waitingSeq);
+    expect(second[0]?.seq).toBe(waitingSeq + 1);
+    expect(second.at(-1)).toMatchObject({ type: "run_finished", data: { status: "ok" } });
   });
 
   // SQLite only: another connection's synchronous commit is how the test lands a worker's ending

@@ -442,11 +442,18 @@ export class RunService {
     afterSeq: number,
     onEvent: (event: StudioEventView) => void,
   ): Promise<{ stop: () => void; ended: Promise<void> }> {
-    let endTurn = () => {};
+    // Nothing is handed on after the turn's end, though the next turn's events may follow at once.
+    let over = false;
+    let resolveEnded = () => {};
     const ended = new Promise<void>((resolve) => {
-      endTurn = resolve;
+      resolveEnded = resolve;
     });
+    const endTurn = () => {
+      over = true;
+      resolveEnded();
+    };
     const following = await this.#follow(actor, id, afterSeq, (event) => {
+      if (over) return;
       onEvent(event);
       if (endsTurn(event.type)) endTurn();
     });
