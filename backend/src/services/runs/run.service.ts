@@ -431,10 +431,10 @@ export class RunService {
 
   /**
    * `follow` until the run's turn ends (the SSE stream): `ended` resolves once the event that ends
-   * it has been handed on, or, for a run already past its turn whose ending is not after `afterSeq`,
-   * once every event on disk has been. The row is read after the catch-up, and what it says ended
-   * may not have reached the bus yet, so the disk is read once more before `ended`: the ending
-   * event is committed with the row (RunRepository.end).
+   * it has been handed on, and nothing after it is; or, for a run already past its turn whose
+   * ending is not after `afterSeq`, once every event on disk has been. The row is read after the
+   * catch-up, and what it says ended may not have reached the bus yet, so the disk is read once
+   * more before `ended`: the ending event is committed with the row (RunRepository.end).
    */
   async followTurn(
     actor: Actor,
@@ -458,7 +458,7 @@ export class RunService {
       if (endsTurn(event.type)) endTurn();
     });
     try {
-      if (!isActive((await this.#owned(actor, id)).status)) {
+      if (!over && !isActive((await this.#owned(actor, id)).status)) {
         await following.catchUp();
         endTurn();
       }
