@@ -534,14 +534,12 @@ export class RunService {
       throw error;
     }
     drain(true);
-    // Live events wait while the disk is read again, then follow in order.
+    // Live events wait while the disk is read again, then follow in order (after a failed read the
+    // caller stops following: nothing is handed on past a gap).
     const catchUp = async () => {
       reading = true;
-      try {
-        await readMissing();
-      } finally {
-        drain(true);
-      }
+      await readMissing();
+      drain(true);
     };
     return { stop: unsubscribe, catchUp };
   }
