@@ -1,6 +1,7 @@
 // Summarises a sampling heap profile (`.heapprofile`, e.g. from `run-path-profile.mjs
 // --alloc-prof`, which keeps collected objects in it, so it shows what was allocated, not only what
-// is alive): bytes per run by function, then by the nearest of the studio's own frames above them.
+// is alive; with --alloc-survivors, only what outlived a young collection): bytes per run by
+// function, then by the nearest of the studio's own frames above them.
 //
 // Run: node bench/heap-profile-summary.mjs FILE.heapprofile [runs in the profile] [rows]
 import { benchArgs, readJsonFile, usageError, wholeNumber } from "./bench-args.mjs";

@@ -34,6 +34,7 @@ const USAGE = `node bench/run-path-profile.mjs [options]   (after npm run build 
   --count-sql            statements and transactions per run, and their time
   --cpu-prof DIR         CPU profiles of the studio's threads (and bare's) written to DIR
   --alloc-prof DIR       what the run thread (and bare) allocated in each round, written to DIR
+  --alloc-survivors      with --alloc-prof, only what outlived a young collection (promoted, or still alive)
   --studio-log FILE      the studio's whole output
   --node-args="FLAGS"    flags for the studio's node (e.g. --trace-gc-nvp)
 With DATABASE_URL (a fresh database, migrated by the studio), PostgreSQL instead of SQLite.`;
@@ -50,6 +51,7 @@ const { values: args } = benchArgs(USAGE, {
   "studio-log": { type: "string" },
   "node-args": { type: "string" },
   "alloc-prof": { type: "string" },
+  "alloc-survivors": { type: "boolean", default: false },
   closed: { type: "boolean", default: false },
 });
 const RUNS = wholeNumber(USAGE, "--runs", args.runs);
@@ -233,8 +235,11 @@ const threadHeapMb = {};
 const threadSpaces = {};
 const HEAP_SPACES = process.env.PROFILE_HEAP_SPACES === "1";
 // With --alloc-prof DIR, the run thread samples what it allocates (collected objects included)
-// from one snapshot to the next, and sends the profile along.
+// from one snapshot to the next, and sends the profile along. With --alloc-survivors, objects a
+// young collection freed are left out: what is left was promoted (the old generation's garbage,
+// which full collections mark) or is still alive.
 const ALLOC = Boolean(process.env.PROFILE_ALLOC_DIR);
+const ALLOC_SURVIVORS = process.env.PROFILE_ALLOC_SURVIVORS === "1";
 let allocSession = null;
 if (!isMainThread) {
   channel.onmessage = async (message) => {
@@ -251,7 +256,7 @@ if (!isMainThread) {
       await allocSession.post("HeapProfiler.startSampling", {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: !ALLOC_SURVIVORS,
       });
     }
     const heap = require("node:v8").getHeapStatistics();
@@ -350,6 +355,7 @@ async function startStudio(dir) {
     PROFILE_OUT: join(dir, "profile.json"),
     COUNT_SQL: args["count-sql"] ? "1" : "0",
     PROFILE_ALLOC_DIR: args["alloc-prof"] ?? "",
+    PROFILE_ALLOC_SURVIVORS: args["alloc-survivors"] ? "1" : "0",
   });
   // A free port picked here, so that readiness does not depend on the log level.
   const port = await new Promise((resolve) => {
@@ -740,7 +746,7 @@ async function bareChild(graphName) {
     await session?.post("HeapProfiler.startSampling", {
       samplingInterval: 4096,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: !args["alloc-survivors"],
     });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
