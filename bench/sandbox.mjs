@@ -194,6 +194,59 @@ for (let i = 1; i <= Math.max(10, Math.min(calls, 20)); i++) {
   else threeStepRuns.push(sum);
 }
 console.log(`  runs 4 and later: ${summary(threeStepRuns).replace("calls", "runs")}`);
+// A run's Python steps share one child (decision 0003), so runs back to back use one child each.
+const threeBackToBack = [];
+for (let i = 0; i < Math.max(10, Math.min(calls, 20)); i++) {
+  const durations = await run(threeSteps, STATE);
+  threeBackToBack.push(STEPS.reduce((total, id) => total + durations[id], 0));
+}
+console.log(`  runs back to back (no pause): ${summary(threeBackToBack).replace("calls", "runs")}`);
+
+// A For each over a Python Code body: every item is a call of the same run.
+const FOR_EACH_ITEMS = 20;
+const forEachDocument = {
+  name: "a For each over a Python Code node",
+  state: [
+    { name: "items", type: "list" },
+    { name: "results", type: "list" },
+    { name: "scratch", type: "any" },
+  ],
+  nodes: [
+    { id: "each", type: "for_each", position: at, data: { items: "{{state.items}}", output_field: "results" } },
+    {
+      id: "body",
+      type: "code",
+      position: at,
+      data: { language: "python", code: "def main(state, item, index):\n    return {'scratch': item * 2}\n" },
+    },
+  ],
+  edges: [
+    { id: "e1", source: "start", target: "each" },
+    { id: "e2", source: "each", target: "body", label: "item" },
+    { id: "e3", source: "each", target: "end", label: "done" },
+  ],
+};
+console.log(
+  `\na For each over ${FOR_EACH_ITEMS} items with a Python Code body, one run after another (the pool ready)`,
+);
+for (let i = 1; i <= 3; i++) {
+  await ready("python");
+  const items = [];
+  const started = performance.now();
+  const stream = runStream(
+    forEachDocument,
+    { items: Array.from({ length: FOR_EACH_ITEMS }, (_, n) => n) },
+    { engine, checkpointer: new MemorySaver(), runId: `bench-${runs++}` },
+  );
+  let next = await stream.next();
+  for (; !next.done; next = await stream.next()) {
+    if (next.value.type === "node_finished" && next.value.node_id === "body") items.push(next.value.data.duration_ms);
+  }
+  if (next.value.status !== "ok") throw new Error(`run ended ${next.value.status}`);
+  console.log(
+    `  run ${i}: ${ms(performance.now() - started)} in all; items ${summary(items).replace("calls", "items")}`,
+  );
+}
 
 // The issue's case: the fan-out-join example (a JavaScript and a Python branch, then JavaScript),
 // five runs in a row, as a studio runs them.

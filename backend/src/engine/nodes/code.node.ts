@@ -4,6 +4,7 @@ import type { SandboxCall, SandboxResult } from "../sandbox/sandbox.js";
 import { renderValue } from "../templates/template.js";
 import type { TypedNode } from "../validator/validator.js";
 import type { ExecutionEnv, Executor } from "./node-execution.js";
+import { sandboxScopeOf } from "./sandbox-scope.js";
 import { withSandboxSlot } from "./sandbox-slots.js";
 
 async function sandboxed(env: ExecutionEnv, call: SandboxCall): Promise<unknown> {
@@ -16,6 +17,7 @@ async function sandboxed(env: ExecutionEnv, call: SandboxCall): Promise<unknown>
     runInSandbox(call, { timeoutMs: engine.codeTimeoutMs, memoryMb: engine.codeMemoryMb }, signal, {
       warm: engine.codeWarm,
       warmMax: engine.codeWarmMax,
+      scope: sandboxScopeOf(env.ctx),
       ...(engine.codeSnapshotDir === undefined ? {} : { snapshotDir: engine.codeSnapshotDir }),
     }),
   );

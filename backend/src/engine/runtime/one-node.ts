@@ -18,6 +18,7 @@ import {
   visibleState,
 } from "../compiler/state-channels.js";
 import { executorFor } from "../nodes/executors.js";
+import { endRunSandboxScopes } from "../nodes/sandbox-scope.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
 import type { EventError, NodeEvent } from "./events.js";
 import { NodeFailure, toEventError } from "./node-failure.js";
@@ -148,5 +149,6 @@ export async function runOneNode(
   } finally {
     signal.dispose();
     timeout.dispose();
+    endRunSandboxScopes(runId);
   }
 }

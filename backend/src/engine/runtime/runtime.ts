@@ -9,6 +9,7 @@ import { workflowDocument } from "../../schemas/workflow.schema.js";
 import { type CompiledGraph, compileWorkflow, initialHiddenState, withCheckpointer } from "../compiler/compiler.js";
 import { replaceDefaults, visibleState } from "../compiler/state-channels.js";
 import type { HumanRequest } from "../nodes/human.node.js";
+import { endRunSandboxScopes } from "../nodes/sandbox-scope.js";
 import type { ValidatedWorkflow } from "../validator/validator.js";
 import { EventStamper } from "./event-stamper.js";
 import type { EventError, NodeEvent, RunStatus, StudioEvent } from "./events.js";
@@ -242,6 +243,9 @@ async function* streamTurn(
   } catch (error) {
     const classified = classify(error, { timeout: timeout.signal, state: stateLimit.signal });
     failure = { ...classified, error: redactor.value(classified.error) };
+  } finally {
+    // Also when the reader leaves early: no child kept for this turn outlives it.
+    endRunSandboxScopes(runId);
   }
 
   // A full run that ended without an interrupt is finished: its last values are its state, and

@@ -21,13 +21,23 @@ export async function residentBytes(pid: number): Promise<number | null> {
   }
 }
 
+/** What a child used when it was first watched (its loaded runtime), kept across its calls. */
+export interface ResidentBaseline {
+  bytes: number | null;
+}
+
 /**
  * Calls onExceeded once the child's resident memory grows more than allowedBytes above what it
- * used when the watch started (the loaded runtime). Returns a function that stops watching.
+ * used when it was first watched (the loaded runtime): when this watch started, or `baseline` as
+ * an earlier watch of the same child found it. Returns a function that stops watching.
  */
-export function watchMemory(pid: number, allowedBytes: number, onExceeded: () => void): () => void {
+export function watchMemory(
+  pid: number,
+  allowedBytes: number,
+  onExceeded: () => void,
+  baseline: ResidentBaseline = { bytes: null },
+): () => void {
   let stopped = false;
-  let baseline: number | null = null;
   let sampling = false;
   const sample = async () => {
     if (sampling) return;
@@ -35,8 +45,8 @@ export function watchMemory(pid: number, allowedBytes: number, onExceeded: () =>
     const rss = await residentBytes(pid);
     sampling = false;
     if (stopped || rss === null) return;
-    if (baseline === null) baseline = rss;
-    else if (rss - baseline > allowedBytes) {
+    if (baseline.bytes === null) baseline.bytes = rss;
+    else if (rss - baseline.bytes > allowedBytes) {
       stop();
       onExceeded();
     }

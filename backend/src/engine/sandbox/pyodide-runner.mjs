@@ -150,13 +150,14 @@ const refuse = (what) => () => {
 };
 
 /**
- * Loads Pyodide for one call: from a memory snapshot when `start.snapshotFd` is given (a few
- * hundred milliseconds instead of seconds), else from its package. With `start.makeSnapshot` it
- * also takes that snapshot, after importing WARM_MODULES and before anything else runs, and
+ * Loads Pyodide for a child's calls: from a memory snapshot when `start.snapshotFd` is given (a
+ * few hundred milliseconds instead of seconds), else from its package. With `start.makeSnapshot`
+ * it also takes that snapshot, after importing WARM_MODULES and before anything else runs, and
  * returns it as `snapshot`. Returns `{ snapshot, lockDown, prepare(request, log) }`; `prepare`
- * returns the function that runs the call. A Python child serves one call: Python code can reach
- * this process's JavaScript objects through Pyodide's FFI, so no interpreter and no JavaScript
- * realm that ran user code ever runs another call.
+ * returns the function that runs the call. A Python child serves one call, or the calls of one
+ * scope (one run's turn, within one workflow): Python code can reach this process's JavaScript
+ * objects through Pyodide's FFI, so no interpreter and no JavaScript realm that ran user code ever
+ * runs a call of another scope.
  */
 export async function loadPython(runtimeModules, start) {
   allowPyodideUnderPermission();
@@ -192,14 +193,20 @@ export async function loadPython(runtimeModules, start) {
   // Called directly rather than through runPythonAsync, which parses its source text with
   // Python's ast module on every call.
   const runDriver = driver.get("run");
+  /** The WebAssembly memory once warmed up, before any user call. */
+  let loadedBytes;
 
   const runtime = {
     snapshot,
     lockDown: {},
     prepare(request, callLog) {
       log = callLog;
-      // The code gets memoryMb on top of what the loaded interpreter occupies (~30 MB).
-      const growRefused = capWasmMemory(memory, memory.buffer.byteLength + request.memoryMb * 1024 * 1024);
+      // The code gets memoryMb on top of what the loaded interpreter occupies (~30 MB), counted
+      // from before the first call: the calls of one scope share it.
+      const growRefused = capWasmMemory(
+        memory,
+        (loadedBytes ?? memory.buffer.byteLength) + request.memoryMb * 1024 * 1024,
+      );
       const outOfMemory = () => ({
         ok: false,
         code: "CODE_MEMORY",
@@ -235,6 +242,7 @@ export async function loadPython(runtimeModules, start) {
   // says it is ready compiles what every call needs (compile, exec, json), so that the user's call
   // does not pay for it. Its output is dropped; it leaves nothing the user's call could see.
   await (await runtime.prepare(WARM_UP, () => {}))();
+  loadedBytes = memory.buffer.byteLength;
   return runtime;
 }
 

@@ -11,8 +11,10 @@
 //   {"type":"log","line":"…"}                one line the code printed (within the log budget)
 //   {"type":"result","ok":true}              followed by one line: main's result as JSON text
 //   {"type":"result","ok":false,"code":"…","message":"…"}
-// A Python child exits after one call. A JavaScript child waits for the next request: each call
-// runs in a fresh QuickJS instance, and this side keeps nothing of a call once it has answered.
+// A Python child exits after its call unless the request says `keep` (the parent may send it
+// another call of the same scope, which runs in a fresh namespace of the same interpreter). A
+// JavaScript child waits for the next request: each call runs in a fresh QuickJS instance, and
+// this side keeps nothing of a call once it has answered.
 // The result's JSON text is produced inside the VM and passed through untouched: parsing and
 // re-serialising it here would only double the memory a large result takes. The parent parses
 // and validates it.
@@ -97,7 +99,7 @@ async function main() {
     const outcome = await run();
     await write(resultText(outcome));
     inCall = false;
-    if (language === "python") process.exit(0);
+    if (language === "python" && request.keep !== true) process.exit(0);
     runtime.afterCall?.();
     whileIdle();
   }

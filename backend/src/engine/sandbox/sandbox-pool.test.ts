@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { pythonSnapshotKey } from "./child-command.js";
 import { runInSandbox, type SandboxCall, type SandboxResult } from "./sandbox.js";
-import { sandboxPoolReady, sandboxPoolStats, stopSandboxPool } from "./sandbox-pool.js";
+import { endSandboxScopes, sandboxPoolReady, sandboxPoolStats, stopSandboxPool } from "./sandbox-pool.js";
 
 const limits = { timeoutMs: 60_000, memoryMb: 64 };
 const js = (code: string, given = limits) => runInSandbox({ language: "javascript", code, args: [] }, given);
@@ -179,6 +179,144 @@ describe("sandbox pool: reuse", () => {
     expect(sandboxPoolStats().pids.python).not.toContain(ready);
     await sandboxPoolReady("python", limits.memoryMb);
     expect(sandboxPoolStats().ready.python).toHaveLength(1);
+  });
+});
+
+describe("sandbox pool: the calls of one scope", () => {
+  const inScope = (scope: string, code: string, given = limits) =>
+    runInSandbox({ language: "python", code, args: [] }, given, undefined, { scope });
+  const MARK = `import builtins, os
+
+def main():
+    builtins.superstep_mark = "left by scope a"
+    with open("/tmp/scope-a.txt", "w") as f:
+        f.write("a")
+    global leftover
+    leftover = 1
+    return "marked"
+`;
+  const LOOK = `import builtins, os
+
+def main():
+    return {
+        "mark": getattr(builtins, "superstep_mark", None),
+        "file": os.path.exists("/tmp/scope-a.txt"),
+        "leftover": "leftover" in globals(),
+    }
+`;
+
+  it("runs a scope's Python calls one after another in one child, each in a fresh namespace, and no other scope's call sees them", async () => {
+    await stopSandboxPool();
+    expect(value(await py("def main():\n    return 0\n"))).toBe(0);
+    await sandboxPoolReady("python", limits.memoryMb);
+    const [ready] = sandboxPoolStats().ready.python;
+
+    expect(value(await inScope("run-a\n", MARK))).toBe("marked");
+    // The child that answered waits for the scope's next call.
+    expect(sandboxPoolStats().scoped).toEqual({ "run-a\n": [ready] });
+    // The next call of the scope runs in it: what the first changed in the interpreter is there,
+    // its module globals are not.
+    expect(value(await inScope("run-a\n", LOOK))).toEqual({ mark: "left by scope a", file: true, leftover: false });
+    expect(sandboxPoolStats().scoped).toEqual({ "run-a\n": [ready] });
+
+    // Another scope, and a call without one, never get that child.
+    expect(value(await inScope("run-b\n", LOOK))).toEqual({ mark: null, file: false, leftover: false });
+    expect(value(await py(LOOK))).toEqual({ mark: null, file: false, leftover: false });
+    expect(sandboxPoolStats().scoped["run-a\n"]).toEqual([ready]);
+    expect(sandboxPoolStats().scoped["run-b\n"]).not.toContain(ready);
+  });
+
+  it("hands the child a scope's call leaves to a call of the same scope waiting for one", async () => {
+    await stopSandboxPool();
+    expect(value(await py("def main():\n    return 0\n"))).toBe(0);
+    await sandboxPoolReady("python", limits.memoryMb);
+    // Two calls at once with one child ready: the second waits. The first is done long before a
+    // new child has loaded Pyodide, and the second gets its child, with what the first changed.
+    const [first, second] = await Promise.all([inScope("run-f\n", MARK), inScope("run-f\n", LOOK)]);
+    expect(value(first)).toBe("marked");
+    expect(value(second)).toEqual({ mark: "left by scope a", file: true, leftover: false });
+    // The child started for the second call went to the pool, for anyone.
+    await sandboxPoolReady("python", limits.memoryMb);
+    expect(sandboxPoolStats().ready.python.length).toBeGreaterThan(0);
+  });
+
+  it("gives a kept child whose next call was cancelled before it began back to its scope, never to the pool", async () => {
+    await stopSandboxPool();
+    expect(value(await inScope("run-g\n", MARK))).toBe("marked");
+    const [kept] = sandboxPoolStats().scoped["run-g\n"] as number[];
+    const cancel = new AbortController();
+    const cancelled = runInSandbox({ language: "python", code: LOOK, args: [] }, limits, cancel.signal, {
+      scope: "run-g\n",
+    });
+    cancel.abort();
+    expect(await cancelled).toMatchObject({ ok: false, code: "CODE_ERROR", message: "cancelled" });
+    await vi.waitFor(() => expect(sandboxPoolStats().scoped["run-g\n"]).toEqual([kept]));
+    expect(sandboxPoolStats().ready.python).not.toContain(kept);
+    expect(value(await py(LOOK))).toEqual({ mark: null, file: false, leftover: false });
+    expect(value(await inScope("run-g\n", LOOK))).toEqual({ mark: "left by scope a", file: true, leftover: false });
+  });
+
+  it("kills the children of the scopes that end, and keeps the others'", async () => {
+    await stopSandboxPool();
+    expect(value(await inScope("run-a\nx", MARK))).toBe("marked");
+    expect(value(await inScope("run-b\nx", MARK))).toBe("marked");
+    const { scoped } = sandboxPoolStats();
+    const [a] = scoped["run-a\nx"] as number[];
+    const [b] = scoped["run-b\nx"] as number[];
+    endSandboxScopes("run-a\n");
+    expect(sandboxPoolStats().scoped).toEqual({ "run-b\nx": [b] });
+    await vi.waitFor(() => expect(isAlive(a as number)).toBe(false));
+    expect(isAlive(b as number)).toBe(true);
+    // A later call of the ended scope gets a fresh child.
+    expect(value(await inScope("run-a\nx", LOOK))).toEqual({ mark: null, file: false, leftover: false });
+  });
+
+  it("keeps a child after the code's own exception, but not after a timeout", async () => {
+    await stopSandboxPool();
+    const failed = await inScope("run-c\n", "def main():\n    raise ValueError('no')\n");
+    expect(failed).toMatchObject({ ok: false, code: "CODE_ERROR" });
+    const [kept] = sandboxPoolStats().scoped["run-c\n"] as number[];
+    const looped = await inScope("run-c\n", "def main():\n    while True:\n        pass\n", {
+      timeoutMs: 500,
+      memoryMb: 64,
+    });
+    expect(looped).toMatchObject({ ok: false, code: "CODE_TIMEOUT" });
+    expect(sandboxPoolStats().scoped["run-c\n"]).toBeUndefined();
+    await vi.waitFor(() => expect(isAlive(kept as number)).toBe(false));
+  });
+
+  it("keeps at most the pool's most for scopes, letting the longest kept go, and none with warm 0", async () => {
+    await stopSandboxPool();
+    const size = { warm: 1, warmMax: 2 };
+    const call = (scope: string, options: object = size) =>
+      runInSandbox({ language: "python", code: "def main():\n    return 1\n", args: [] }, limits, undefined, {
+        scope,
+        ...options,
+      });
+    for (const scope of ["s1", "s2"]) expect(value(await call(scope))).toBe(1);
+    const [first] = sandboxPoolStats().scoped.s1 as number[];
+    expect(value(await call("s3"))).toBe(1);
+    expect(Object.keys(sandboxPoolStats().scoped).sort()).toEqual(["s2", "s3"]);
+    await vi.waitFor(() => expect(isAlive(first as number)).toBe(false));
+
+    await stopSandboxPool();
+    expect(value(await call("s4", { warm: 0 }))).toBe(1);
+    expect(sandboxPoolStats().scoped).toEqual({});
+  });
+
+  it("counts the calls of one scope against one memory allowance", async () => {
+    await stopSandboxPool();
+    const hold = `import builtins
+
+def main():
+    builtins.superstep_held = getattr(builtins, "superstep_held", []) + [bytearray(40 * 1024 * 1024)]
+    return len(builtins.superstep_held)
+`;
+    // 40 MB of 64 fits; 40 more in the same child would not, whatever the first call left.
+    expect(value(await inScope("run-d\n", hold))).toBe(1);
+    expect(await inScope("run-d\n", hold)).toMatchObject({ ok: false, code: "CODE_MEMORY" });
+    // In a scope of its own, the same code fits again.
+    expect(value(await inScope("run-e\n", hold))).toBe(1);
   });
 });
 

@@ -6,11 +6,13 @@
 // - A JavaScript child serves many calls, each in a fresh QuickJS instance (see quickjs-runner.mjs);
 //   it goes back to the pool only after a call that ended cleanly (its own answer, not a timeout,
 //   a memory limit, a cancellation or a protocol error), and at most MAX_CALLS_PER_CHILD times.
-// - A Python child serves one call and is killed: Python reaches the child's JavaScript realm
-//   through Pyodide's FFI, so neither the interpreter nor the realm is ever reused. What makes it
-//   cheap is a Pyodide memory snapshot: the first Python child of this process loads Pyodide from
-//   its package (seconds), imports the usual modules and sends a snapshot of its memory, taken
-//   before any user code ran; every later Python child starts from that snapshot.
+// - A Python child serves the calls of one scope (a run's turn, within one workflow: see
+//   `acquireChild`) and is then killed: Python reaches the child's JavaScript realm through
+//   Pyodide's FFI, so neither the interpreter nor the realm ever serves another scope. A call
+//   without a scope has its child to itself. What makes a child cheap is a Pyodide memory snapshot:
+//   the first Python child of this process loads Pyodide from its package (seconds), imports the
+//   usual modules and sends a snapshot of its memory, taken before any user code ran; every later
+//   Python child starts from that snapshot.
 //
 // A child takes longer to start than calls that come one after another take to run (a Python child
 // a few hundred milliseconds of CPU), so the pool grows with what it is asked: each call that
@@ -44,6 +46,9 @@ export const DEFAULT_MOST_WARM_CHILDREN = 4;
 // Shorter than IDLE_MS: the children a burst asked for go first, and the pool's own ones later.
 const GROWN_FOR_MS = 5 * 60_000;
 const MAX_CALLS_PER_CHILD = 500;
+// A scope's idle Python child is killed this long after its last call, in case its scope is never
+// ended (endSandboxScopes is the usual end: a run's turn is over).
+const SCOPE_IDLE_MS = 60_000;
 // A child that is not ready by then is stuck: it is killed, and the call waiting for it (if it has
 // not given up already) learns why.
 const LOAD_TIMEOUT_MS = 120_000;
@@ -54,6 +59,8 @@ type Outcome = { ok: true; child: SandboxProcess } | { ok: false; error: Error }
 
 interface Waiter {
   settle: (outcome: Outcome) => void;
+  /** The waiting call's scope: a child another call of it leaves is handed over at once. */
+  scope?: string;
 }
 
 interface Pool {
@@ -93,6 +100,8 @@ export interface SandboxPoolStats {
   pids: Record<RuntimeLanguage, number[]>;
   /** Calls waiting for a child now, per language. */
   waiting: Record<RuntimeLanguage, number>;
+  /** Process ids of the Python children waiting for the next call of their scope, by scope. */
+  scoped: Record<string, number[]>;
   /**
    * The open Pyodide snapshot file Python children start from, once there is one: unlinked when
    * this process took it, the store's own file when it was read from there.
@@ -103,6 +112,11 @@ export interface SandboxPoolStats {
 }
 
 const pools = new Map<string, Pool>();
+/**
+ * Python children that ended a call cleanly and wait for the next call of their scope, oldest
+ * first. At most a pool's `most` are kept: each holds an interpreter (~170 MB).
+ */
+const kept = new Map<SandboxProcess, { scope: string; timer: NodeJS.Timeout }>();
 const poolOf = new WeakMap<SandboxProcess, Pool>();
 const live = new Set<SandboxProcess>();
 const started: Record<RuntimeLanguage, number> = { javascript: 0, python: 0 };
@@ -150,15 +164,28 @@ export interface Lease {
   cancel: () => void;
 }
 
-/** A ready child for one call: one waiting in the pool, else the next one that becomes ready. */
+/**
+ * A ready child for one call: for a Python call with a `scope`, a child an earlier call of that
+ * scope left (see `releaseChild`); else one waiting in the pool, else the next one that becomes
+ * ready. A scope names what may share an interpreter: the calls of one run's turn within one
+ * workflow (the engine's `sandbox-scope.ts`), never two runs.
+ */
 export function acquireChild(
   language: RuntimeLanguage,
   memoryMb: number,
   size: PoolSize = { warm: DEFAULT_WARM_CHILDREN, most: DEFAULT_MOST_WARM_CHILDREN },
+  scope?: string,
 ): Lease {
   installExitHook();
   if (language === "python") storeDir = size.snapshotDir ?? null;
   const pool = poolFor(language, memoryMb, size);
+  // Only Python children are kept for a scope: a JavaScript one serves any call already.
+  const shared = language === "python" ? scope : undefined;
+  const keptChild = shared === undefined ? undefined : takeKept(shared, pool);
+  if (keptChild) {
+    pool.busy += 1;
+    return { outcome: Promise.resolve({ ok: true, child: keptChild }), cancel: () => {} };
+  }
   const idle = takeReady(pool);
   pool.served += 1;
   if (idle) {
@@ -171,7 +198,7 @@ export function acquireChild(
   const outcome = new Promise<Outcome>((resolve) => {
     settle = resolve;
   });
-  const waiter: Waiter = { settle };
+  const waiter: Waiter = shared === undefined ? { settle } : { settle, scope: shared };
   pool.waiters.push(waiter);
   // Found none ready because calls came faster than children start: a Python child serves one
   // call, and a JavaScript one is busy with another call (not merely replaced after a timeout).
@@ -195,15 +222,42 @@ export type ChildRelease = "unused" | "clean" | "spent";
 
 /**
  * Gives a child back after a call. A child that never got the request goes back to the pool; a
- * JavaScript child whose call ended cleanly may serve again; any other child is killed and the
- * pool refilled.
+ * JavaScript child whose call ended cleanly may serve again; a Python child whose call ended
+ * cleanly waits for the next call of its `scope`, if the call had one; any other child is killed
+ * and the pool refilled.
  */
-export function releaseChild(child: SandboxProcess, how: ChildRelease): void {
+export function releaseChild(child: SandboxProcess, how: ChildRelease, scope?: string): void {
   child.endCall();
   const pool = poolOf.get(child);
   if (pool) pool.busy = Math.max(0, pool.busy - 1);
+  // A Python child that ran a call serves its scope's calls or none: never the pool's.
+  const served = child.language === "python" && child.calls > 0;
+  if (
+    scope !== undefined &&
+    (how === "clean" || (how === "unused" && served)) &&
+    child.language === "python" &&
+    child.idle &&
+    child.calls < MAX_CALLS_PER_CHILD &&
+    pool !== undefined &&
+    isCurrent(pool) &&
+    pool.most > 0
+  ) {
+    // A call of the same scope waiting for a child (calls at once: a For each) takes this one.
+    const waiting = pool.waiters.findIndex((waiter) => waiter.scope === scope);
+    if (waiting !== -1) {
+      const [waiter] = pool.waiters.splice(waiting, 1);
+      pool.busy += 1;
+      waiter?.settle({ ok: true, child });
+      return;
+    }
+    keepForScope(scope, child, pool.most);
+    // The call used up a ready child; its replacement starts now, as for a killed one.
+    setImmediate(() => replenish(pool));
+    return;
+  }
   const reusable =
-    how === "unused" || (how === "clean" && child.language === "javascript" && child.calls < MAX_CALLS_PER_CHILD);
+    (how === "unused" && !served) ||
+    (how === "clean" && child.language === "javascript" && child.calls < MAX_CALLS_PER_CHILD);
   const keep =
     reusable &&
     child.idle &&
@@ -217,10 +271,52 @@ export function releaseChild(child: SandboxProcess, how: ChildRelease): void {
 }
 
 /**
+ * Ends every scope whose name starts with `prefix` (a run's turn is over): the children they kept
+ * are killed, and a later call of such a scope gets a child of its own.
+ */
+export function endSandboxScopes(prefix: string): void {
+  for (const [child, { scope }] of kept) if (scope.startsWith(prefix)) letGo(child);
+}
+
+/** A live idle child `scope` kept from `pool`; dead ones are let go on the way. */
+function takeKept(scope: string, pool: Pool): SandboxProcess | undefined {
+  for (const [child, entry] of kept) {
+    if (entry.scope !== scope || poolOf.get(child) !== pool) continue;
+    if (!child.idle) {
+      letGo(child);
+      continue;
+    }
+    clearTimeout(entry.timer);
+    kept.delete(child);
+    return child;
+  }
+  return undefined;
+}
+
+/** Keeps a child for its scope's next call; the oldest kept goes when there are `most` already. */
+function keepForScope(scope: string, child: SandboxProcess, most: number): void {
+  for (const [oldest] of kept) {
+    if (kept.size < most) break;
+    letGo(oldest);
+  }
+  const timer = setTimeout(() => letGo(child), SCOPE_IDLE_MS);
+  timer.unref();
+  kept.set(child, { scope, timer });
+}
+
+/** Kills a kept child (its scope is over, it waited too long, or newer ones need the room). */
+function letGo(child: SandboxProcess): void {
+  clearTimeout(kept.get(child)?.timer);
+  kept.delete(child);
+  child.kill();
+}
+
+/**
  * Stops every child and removes the snapshot (a server shutting down, a test file ending), once a
  * snapshot being stored is written.
  */
 export async function stopSandboxPool(): Promise<void> {
+  endSandboxScopes("");
   const children = [...live];
   for (const pool of pools.values()) {
     if (pool.shrinkTimer) clearTimeout(pool.shrinkTimer);
@@ -271,12 +367,17 @@ export function sandboxPoolStats(): SandboxPoolStats {
     waiting[pool.language] += pool.waiters.length;
   }
   for (const child of live) if (child.pid !== undefined && child.alive) pids[child.language].push(child.pid);
+  const byScope: Record<string, number[]> = {};
+  for (const [child, { scope }] of kept) {
+    if (child.pid !== undefined) byScope[scope] = [...(byScope[scope] ?? []), child.pid];
+  }
   return {
     started: { ...started },
     startedFromSnapshot,
     ready,
     pids,
     waiting,
+    scoped: byScope,
     snapshotFd: snapshot.state === "ready" ? snapshot.fd : null,
     snapshotFrom: snapshot.state === "ready" ? snapshot.from : null,
   };

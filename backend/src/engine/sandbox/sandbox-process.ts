@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { type ChildCommand, childCommand, type PythonStart, type RuntimeLanguage } from "./child-command.js";
 import { ProtocolReader, parseMessage } from "./child-messages.js";
+import type { ResidentBaseline } from "./memory-watchdog.js";
 
 // Enough of the child's stderr to recognise a V8 out-of-memory crash; never shown to users.
 const STDERR_TAIL_CHARS = 8 * 1024;
@@ -39,6 +40,8 @@ export class SandboxProcess {
   readonly ready: Promise<void>;
   /** Calls this child has been given. */
   calls = 0;
+  /** Its resident memory when its first call was watched (the memory limit counts from there). */
+  readonly resident: ResidentBaseline = { bytes: null };
   #listener: CallListener | null = null;
   #isReady = false;
   #exited = false;

@@ -1,8 +1,10 @@
 // Runs user code (Code nodes, Python function tools) outside this process, in sandbox children
 // with an empty environment and Node's permission model, which run QuickJS or Pyodide. Nothing the
 // code does reaches this process's memory, files or environment, and nothing one call does is
-// seen by another: a JavaScript call gets a fresh QuickJS instance, a Python call a child of its
-// own, started from a memory snapshot taken before any user code ran.
+// seen by another: a JavaScript call gets a fresh QuickJS instance, a Python call a child started
+// from a memory snapshot taken before any user code ran, which serves no other call unless both
+// calls name the same scope (one run's turn, within one workflow), and each call runs in a fresh
+// namespace.
 // The child's side is sandbox-child.mjs; sandbox-pool.ts keeps children ready ahead of need,
 // sandbox-process.ts speaks to one child, child-command.ts builds its command line.
 
@@ -43,6 +45,11 @@ export interface SandboxOptions {
   snapshotDir?: string;
   /** How long the call may wait for a child to be ready (default: a minute). */
   startupTimeoutMs?: number;
+  /**
+   * Python calls of the same scope may run one after another in one child (the calls of one run's
+   * turn, within one workflow); calls of different scopes, or without one, never share a child.
+   */
+  scope?: string;
 }
 
 export type SandboxFailureCode = FailureCode;
@@ -90,15 +97,22 @@ export function runInSandbox(
     args: call.args,
     timeoutMs: limits.timeoutMs,
     memoryMb: limits.memoryMb,
+    // A Python child waits for another call of its scope instead of exiting after this one.
+    keep: options.scope !== undefined,
   });
   const tooMuchMemory = `The code used more than ${limits.memoryMb} MB.`;
 
   return new Promise<SandboxResult>((resolve, reject) => {
-    const lease = acquireChild(call.language, limits.memoryMb, {
-      warm: options.warm ?? DEFAULT_WARM_CHILDREN,
-      most: options.warmMax ?? DEFAULT_MOST_WARM_CHILDREN,
-      ...(options.snapshotDir === undefined ? {} : { snapshotDir: options.snapshotDir }),
-    });
+    const lease = acquireChild(
+      call.language,
+      limits.memoryMb,
+      {
+        warm: options.warm ?? DEFAULT_WARM_CHILDREN,
+        most: options.warmMax ?? DEFAULT_MOST_WARM_CHILDREN,
+        ...(options.snapshotDir === undefined ? {} : { snapshotDir: options.snapshotDir }),
+      },
+      options.scope,
+    );
     let child: SandboxProcess | null = null;
     const timers: NodeJS.Timeout[] = [];
     let stopWatchingMemory = () => {};
@@ -113,7 +127,7 @@ export function runInSandbox(
       stopWatchingMemory();
       signal?.removeEventListener("abort", onAbort);
       lease.cancel();
-      if (child) releaseChild(child, how);
+      if (child) releaseChild(child, how, options.scope);
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
@@ -135,7 +149,10 @@ export function runInSandbox(
       timers.push(setTimeout(() => fail("CODE_TIMEOUT", timeout), limits.timeoutMs + KILL_GRACE_MS));
       if (pid === undefined) return;
       const allowedBytes = (limits.memoryMb + RESIDENT_SLACK_MB) * 1024 * 1024;
-      stopWatchingMemory = watchMemory(pid, allowedBytes, () => fail("CODE_MEMORY", tooMuchMemory));
+      // A Python child's calls (those of one scope) share one allowance, counted from what it used
+      // at its first call; a JavaScript call gets a fresh QuickJS instance and an allowance of its own.
+      const baseline = child?.language === "python" ? child.resident : undefined;
+      stopWatchingMemory = watchMemory(pid, allowedBytes, () => fail("CODE_MEMORY", tooMuchMemory), baseline);
     };
 
     const onLine = (line: string) => {
@@ -197,7 +214,7 @@ export function runInSandbox(
         return;
       }
       if (settled) {
-        releaseChild(outcome.child, "unused");
+        releaseChild(outcome.child, "unused", options.scope);
         return;
       }
       if (!outcome.child.idle) {
