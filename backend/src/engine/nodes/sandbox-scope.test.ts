@@ -2,6 +2,8 @@
 // kills it, and the next run (back to back) starts with nothing the last one left.
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { at, collect, edge, engineConfig } from "../../../test/engine-harness.js";
+import { runOneNode } from "../runtime/one-node.js";
+import { prepareWorkflow } from "../runtime/prepare-workflow.js";
 import { runStream } from "../runtime/runtime.js";
 import { runInSandbox } from "../sandbox/sandbox.js";
 import { sandboxPoolReady, sandboxPoolStats, stopSandboxPool } from "../sandbox/sandbox-pool.js";
@@ -79,5 +81,15 @@ describe("a run's Python calls share one sandbox child", () => {
       await sandboxPoolReady("python", limits.memoryMb);
       expect(sandboxPoolStats().started.python - startedBefore).toBe(1);
     }
+  });
+
+  it("kills the child a node run alone (the editor's run of one node) kept, once it has answered", async () => {
+    const validated = await prepareWorkflow(workflow, { engine });
+    const result = await runOneNode(validated, "mark", { who: "alone" }, { engine });
+    expect(result.status).toBe("ok");
+    await vi.waitFor(() => expect(sandboxPoolStats().scoped).toEqual({}));
+    // And the next run starts with nothing that node left.
+    const { outcome } = await collect(runStream(workflow, { who: "after" }, { engine }));
+    expect(outcome.state.before).toEqual({ mark: null, file: false });
   });
 });
