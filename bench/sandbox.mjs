@@ -97,16 +97,23 @@ function codeWorkflow(language) {
 }
 
 let runs = 0;
-/** Runs a document to its end; returns each node's duration_ms. */
+/**
+ * Runs a document to its end; returns each node's duration_ms: its last execution's (`last`), and
+ * every execution's (`all`: a For each body's, one per item).
+ */
 async function run(document, input = {}) {
-  const durations = {};
+  const last = {};
+  const all = {};
   const stream = runStream(document, input, { engine, checkpointer: new MemorySaver(), runId: `bench-${runs++}` });
   let next = await stream.next();
   for (; !next.done; next = await stream.next()) {
-    if (next.value.type === "node_finished") durations[next.value.node_id] = next.value.data.duration_ms;
+    if (next.value.type !== "node_finished") continue;
+    const { node_id: node, data } = next.value;
+    last[node] = data.duration_ms;
+    all[node] = [...(all[node] ?? []), data.duration_ms];
   }
   if (next.value.status !== "ok") throw new Error(`run ended ${next.value.status}`);
-  return durations;
+  return { last, all };
 }
 
 const [load1] = loadavg();
@@ -149,17 +156,17 @@ for (const language of ["javascript", "python"]) {
   await reset();
   const document = codeWorkflow(language);
   console.log(
-    `  Code node in a run, first run of the process (cold${language === "python" ? ", snapshot stored" : ""}): ${ms((await run(document, STATE)).code)}`,
+    `  Code node in a run, first run of the process (cold${language === "python" ? ", snapshot stored" : ""}): ${ms((await run(document, STATE)).last.code)}`,
   );
   for (let i = 0; i < WARM_UP_CALLS[language]; i++) await run(document, STATE);
   const nodes = [];
   for (let i = 0; i < calls; i++) {
     await ready(language);
-    nodes.push((await run(document, STATE)).code);
+    nodes.push((await run(document, STATE)).last.code);
   }
   console.log(`  Code node in a run, warm: ${summary(nodes)}`);
   const nodesBackToBack = [];
-  for (let i = 0; i < calls; i++) nodesBackToBack.push((await run(document, STATE)).code);
+  for (let i = 0; i < calls; i++) nodesBackToBack.push((await run(document, STATE)).last.code);
   console.log(`  Code node in a run, runs back to back: ${summary(nodesBackToBack)}`);
 }
 
@@ -188,7 +195,7 @@ console.log(
 const threeStepRuns = [];
 for (let i = 1; i <= Math.max(10, Math.min(calls, 20)); i++) {
   if (i > 1) await ready("python");
-  const durations = await run(threeSteps, STATE);
+  const durations = (await run(threeSteps, STATE)).last;
   const sum = STEPS.reduce((total, id) => total + durations[id], 0);
   if (i <= 3) console.log(`  run ${i}: ${STEPS.map((id) => `${durations[id]}`).join(" + ")} = ${sum} ms`);
   else threeStepRuns.push(sum);
@@ -197,7 +204,7 @@ console.log(`  runs 4 and later: ${summary(threeStepRuns).replace("calls", "runs
 // A run's Python steps share one child (decision 0003), so runs back to back use one child each.
 const threeBackToBack = [];
 for (let i = 0; i < Math.max(10, Math.min(calls, 20)); i++) {
-  const durations = await run(threeSteps, STATE);
+  const durations = (await run(threeSteps, STATE)).last;
   threeBackToBack.push(STEPS.reduce((total, id) => total + durations[id], 0));
 }
 console.log(`  runs back to back (no pause): ${summary(threeBackToBack).replace("calls", "runs")}`);
@@ -231,20 +238,10 @@ console.log(
 );
 for (let i = 1; i <= 3; i++) {
   await ready("python");
-  const items = [];
   const started = performance.now();
-  const stream = runStream(
-    forEachDocument,
-    { items: Array.from({ length: FOR_EACH_ITEMS }, (_, n) => n) },
-    { engine, checkpointer: new MemorySaver(), runId: `bench-${runs++}` },
-  );
-  let next = await stream.next();
-  for (; !next.done; next = await stream.next()) {
-    if (next.value.type === "node_finished" && next.value.node_id === "body") items.push(next.value.data.duration_ms);
-  }
-  if (next.value.status !== "ok") throw new Error(`run ended ${next.value.status}`);
+  const { all } = await run(forEachDocument, { items: Array.from({ length: FOR_EACH_ITEMS }, (_, n) => n) });
   console.log(
-    `  run ${i}: ${ms(performance.now() - started)} in all; items ${summary(items).replace("calls", "items")}`,
+    `  run ${i}: ${ms(performance.now() - started)} in all; items ${summary(all.body).replace("calls", "items")}`,
   );
 }
 
@@ -259,7 +256,7 @@ for (const start of ["a server's first start (no snapshot stored)", "after a res
   );
   for (let i = 1; i <= 5; i++) {
     const started = performance.now();
-    const durations = await run(example);
+    const durations = (await run(example)).last;
     console.log(
       `  run ${i}: words ${durations.words} ms, letters ${durations.letters} ms, summarise ${durations.summarise} ms; run ${ms(performance.now() - started)}`,
     );

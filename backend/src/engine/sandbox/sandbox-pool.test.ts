@@ -235,9 +235,13 @@ def main():
     const [first, second] = await Promise.all([inScope("run-f\n", MARK), inScope("run-f\n", LOOK)]);
     expect(value(first)).toBe("marked");
     expect(value(second)).toEqual({ mark: "left by scope a", file: true, leftover: false });
-    // The child started for the second call went to the pool, for anyone.
+    // Both calls ran in one child, which the scope keeps; the child started for the second call
+    // went to the pool, for anyone.
+    const handed = sandboxPoolStats().scoped["run-f\n"] as number[];
+    expect(handed).toHaveLength(1);
     await sandboxPoolReady("python", limits.memoryMb);
     expect(sandboxPoolStats().ready.python.length).toBeGreaterThan(0);
+    expect(sandboxPoolStats().ready.python).not.toContain(handed[0]);
   });
 
   it("gives a kept child whose next call was cancelled before it began back to its scope, never to the pool", async () => {
